@@ -1,0 +1,267 @@
+//! The event loop: pop → drift the stencil → kick → push the next tick (ACM Algorithm 1).
+
+use crate::error::SimulationError;
+use crate::events::{Clock, EventQueue};
+use crate::ids::{ForceId, VertexId};
+use crate::math::{Real, Time, Vec3};
+use crate::model::Model;
+use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
+use crate::potential::Potential;
+use crate::stats::Counters;
+use slotmap::SlotMap;
+
+/// How a potential's clock period is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PeriodChoice {
+    /// The potential's stable-step estimate at the initial positions times the safety factor.
+    /// Potentials without a limit (gravity) take the smallest period of all other potentials.
+    Stable,
+    /// Exactly this period, s.
+    Fixed(Real),
+}
+
+/// A potential to integrate and how to choose its clock.
+#[derive(Debug)]
+pub struct ForceSpec {
+    /// The potential.
+    pub potential: Box<dyn Potential>,
+    /// Its period.
+    pub period: PeriodChoice,
+}
+
+/// What an entry of the event queue stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKey {
+    /// The next tick of a potential's clock.
+    Force(ForceId),
+    /// The next frame.
+    Frame,
+}
+
+/// A potential with its clock.
+#[derive(Debug)]
+struct Force {
+    potential: Box<dyn Potential>,
+    clock: Clock,
+    counter_slot: usize,
+}
+
+/// Scratch for one kick (STYLE habit 9: engines hold scratch, the model holds state).
+#[derive(Debug, Default)]
+struct KickWorkspace {
+    positions: Vec<Vec3>,
+    gradient: Vec<Vec3>,
+}
+
+/// The AVI engine: potentials with clocks, the event queue, and frame output as events.
+#[derive(Debug)]
+pub struct AviEngine {
+    forces: SlotMap<ForceId, Force>,
+    queue: EventQueue<EventKey>,
+    frame_clock: Clock,
+    frame_slot: usize,
+    counters: Counters,
+    dissipated: Real,
+    workspace: KickWorkspace,
+    snapshot: Vec<Vec3>,
+}
+
+impl AviEngine {
+    /// Registers `specs` on clocks and schedules their first ticks and the frame at t = 0.
+    ///
+    /// `safety` scales stable-step estimates (0 < safety ≤ 1); `frame_period` is 1/frame rate.
+    pub fn new(model: &Model, specs: Vec<ForceSpec>, safety: Real, frame_period: Real) -> Result<Self, SimulationError> {
+        if !(safety > 0.0 && safety <= 1.0) {
+            return Err(SimulationError::BadParameter {
+                name: "safety_factor",
+                message: format!("must be in (0, 1], got {safety}"),
+            });
+        }
+        if !(frame_period.is_finite() && frame_period > 0.0) {
+            return Err(SimulationError::BadParameter {
+                name: "frame_rate",
+                message: format!("must be a finite number > 0, got {}", 1.0 / frame_period),
+            });
+        }
+        // Resolve periods: explicit ones, then stability estimates, then the fallback for
+        // potentials without a limit.
+        let mut periods: Vec<Option<Real>> = Vec::with_capacity(specs.len());
+        let mut local_x = Vec::new();
+        let mut local_m = Vec::new();
+        for spec in &specs {
+            periods.push(match spec.period {
+                PeriodChoice::Fixed(h) => Some(h),
+                PeriodChoice::Stable => {
+                    let stencil = spec.potential.stencil();
+                    local_x.clear();
+                    local_x.extend(stencil.iter().map(|&v| model.vertices.position(v)));
+                    local_m.clear();
+                    local_m.extend(stencil.iter().map(|&v| model.vertices.effective_mass(v)));
+                    spec.potential.stable_step(&local_x, &local_m).map(|h| h * safety)
+                }
+            });
+        }
+        let fallback = periods
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|h| h.is_finite() && *h > 0.0)
+            .fold(Real::INFINITY, Real::min);
+        let fallback = if fallback.is_finite() { fallback } else { frame_period / 10.0 };
+
+        let mut engine = AviEngine {
+            forces: SlotMap::with_capacity_and_key(specs.len()),
+            queue: EventQueue::with_capacity(specs.len() + 1),
+            frame_clock: Clock::new(frame_period),
+            frame_slot: 0,
+            counters: Counters::default(),
+            dissipated: 0.0,
+            workspace: KickWorkspace::default(),
+            snapshot: Vec::new(),
+        };
+        engine.frame_slot = engine.counters.slot("frame");
+        for (mut spec, period) in specs.into_iter().zip(periods) {
+            let h = period.unwrap_or(fallback);
+            if !(h.is_finite() && h > 0.0) {
+                return Err(SimulationError::BadPeriod {
+                    kind: spec.potential.kind(),
+                    stencil: spec.potential.stencil().iter().map(|v| v.0).collect(),
+                    period: h,
+                });
+            }
+            spec.potential.bind_period(h);
+            let counter_slot = engine.counters.slot(spec.potential.kind());
+            let clock = Clock::new(h);
+            let first = clock.next_time();
+            let id = engine.forces.insert(Force { potential: spec.potential, clock, counter_slot });
+            engine.queue.schedule(EventKey::Force(id), first)?;
+        }
+        engine.queue.schedule(EventKey::Frame, Time::ZERO)?;
+        Ok(engine)
+    }
+
+    /// Time of the last processed event.
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+
+    /// Time of the next event, if any.
+    pub fn next_time(&self) -> Option<Time> {
+        self.queue.peek().map(|(_, t)| t)
+    }
+
+    /// Event counts and wall time so far.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Mutable counters (the facade adds wall time).
+    pub fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.counters
+    }
+
+    /// Energy removed by damping kicks so far, J.
+    pub fn dissipated(&self) -> Real {
+        self.dissipated
+    }
+
+    /// The registered potentials with their ids and clock periods.
+    pub fn forces(&self) -> impl Iterator<Item = (ForceId, &dyn Potential, Real)> {
+        self.forces.iter().map(|(id, f)| (id, f.potential.as_ref(), f.clock.period()))
+    }
+
+    /// All potentials, for energy measurement and assembly.
+    pub fn potentials(&self) -> impl Iterator<Item = &dyn Potential> {
+        self.forces.values().map(|f| f.potential.as_ref())
+    }
+
+    /// Processes the next event: the loop body of Algorithm 1. Returns what was processed, or
+    /// `None` when the queue is empty.
+    pub fn step<O: Observer + ?Sized>(&mut self, model: &mut Model, observer: &mut O) -> Result<Option<EventRecord>, SimulationError> {
+        let Some((key, t)) = self.queue.pop() else { return Ok(None) };
+        let record = match key {
+            EventKey::Force(id) => self.tick_force(id, t, model)?,
+            EventKey::Frame => self.take_frame(t, model, observer)?,
+        };
+        observer.on_event(&record);
+        Ok(Some(record))
+    }
+
+    /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).
+    fn tick_force(&mut self, id: ForceId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let AviEngine { forces, queue, counters, dissipated, workspace, .. } = self;
+        let force = &mut forces[id];
+        let k = force.clock.advance();
+        debug_assert_eq!(force.clock.time_of(k), t, "law 4: a force event off its clock");
+        let h = force.clock.period();
+        let vertices = &mut model.vertices;
+        let stencil = force.potential.stencil();
+        workspace.positions.clear();
+        for &v in stencil {
+            vertices.drift_to(v, t.seconds());
+            workspace.positions.push(vertices.position(v));
+        }
+        workspace.gradient.clear();
+        workspace.gradient.resize(stencil.len(), Vec3::zeros());
+        force.potential.gradient(&workspace.positions, &mut workspace.gradient);
+        if force.potential.is_dissipative() {
+            let before = kinetic_energy(vertices, stencil);
+            kick(vertices, stencil, &workspace.gradient, h);
+            *dissipated += before - kinetic_energy(vertices, stencil);
+        } else {
+            kick(vertices, stencil, &workspace.gradient, h);
+        }
+        force.potential.end_tick(&workspace.positions);
+        queue.schedule(EventKey::Force(id), force.clock.next_time())?;
+        counters.count(force.counter_slot);
+        Ok(EventRecord {
+            time: t,
+            kind: EventKind::Force,
+            force: Some(id),
+            label: force.potential.kind(),
+            tick: k,
+            period: h,
+        })
+    }
+
+    /// Hands a snapshot at `t` to the observer and schedules the next frame. The trajectory is
+    /// untouched: positions are evaluated, not drifted.
+    fn take_frame<O: Observer + ?Sized>(&mut self, t: Time, model: &Model, observer: &mut O) -> Result<EventRecord, SimulationError> {
+        let index = self.frame_clock.ticks();
+        self.counters.count(self.frame_slot);
+        self.snapshot.clear();
+        self.snapshot
+            .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
+        let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        let frame = Frame { index, time: t, positions: &self.snapshot, model, stats };
+        let result = observer.on_frame(&frame);
+        self.frame_clock.advance();
+        self.queue.schedule(EventKey::Frame, self.frame_clock.time_of(self.frame_clock.ticks()))?;
+        result.map_err(SimulationError::Observer)?;
+        Ok(EventRecord {
+            time: t,
+            kind: EventKind::Frame,
+            force: None,
+            label: "frame",
+            tick: index,
+            period: self.frame_clock.period(),
+        })
+    }
+}
+
+/// v ← v − h M⁻¹ ∇V on the stencil.
+#[inline]
+fn kick(vertices: &mut crate::model::Vertices, stencil: &[VertexId], gradient: &[Vec3], h: Real) {
+    for (&v, g) in stencil.iter().zip(gradient) {
+        vertices.kick(v, g * h);
+    }
+}
+
+/// Kinetic energy of the free vertices of a stencil.
+fn kinetic_energy(vertices: &crate::model::Vertices, stencil: &[VertexId]) -> Real {
+    stencil
+        .iter()
+        .filter(|&&v| vertices.effective_mass(v).is_finite())
+        .map(|&v| 0.5 * vertices.mass(v) * vertices.velocity(v).norm_squared())
+        .sum()
+}

@@ -1,0 +1,63 @@
+//! Errors of the library core. File paths and line numbers are added only at the edges
+//! (`scene/`, `output/`, the CLI), STYLE habit 10.
+
+use crate::events::QueueError;
+use crate::observe::ObserverError;
+use std::fmt;
+
+/// Why a simulation could not be built or could not go on.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SimulationError {
+    /// A potential's clock period is not a finite positive number. Cannot start.
+    BadPeriod {
+        /// The potential's kind (`"membrane"`, …).
+        kind: &'static str,
+        /// Its stencil as global vertex indices.
+        stencil: Vec<u32>,
+        /// The period that was computed or given, s.
+        period: f64,
+    },
+    /// A simulation parameter is out of range. Cannot start.
+    BadParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// What is wrong and what to use.
+        message: String,
+    },
+    /// The event queue refused a request (a broken engine invariant). Cannot continue.
+    Queue(QueueError),
+    /// An observer failed (e.g. a full disk). The trajectory is intact; the run stops.
+    Observer(ObserverError),
+}
+
+impl SimulationError {
+    /// True when stepping may go on after this error (only observer failures leave the engine
+    /// in a consistent state).
+    pub fn can_continue(&self) -> bool {
+        matches!(self, SimulationError::Observer(_))
+    }
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimulationError::BadPeriod { kind, stencil, period } => write!(
+                f,
+                "the {kind} potential on vertices {stencil:?} has clock period {period} s; periods must be finite and > 0 \
+                 (check its stiffness and the masses of its vertices, or set the period explicitly)"
+            ),
+            SimulationError::BadParameter { name, message } => write!(f, "`{name}`: {message}"),
+            SimulationError::Queue(e) => write!(f, "event queue: {e}"),
+            SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+impl From<QueueError> for SimulationError {
+    fn from(e: QueueError) -> Self {
+        SimulationError::Queue(e)
+    }
+}

@@ -1,0 +1,11 @@
+//! The event queue and the regular clocks that feed it (ACM §3, Algorithm 1; STYLE habit 6).
+//!
+//! [`EventQueue`] orders events by `(Time, Seq)`: equal times pop in the order they were scheduled,
+//! so runs are deterministic (law 6). [`Clock`] is a regular clock whose ticks are exactly `k · h`
+//! computed from the integer tick count, never an accumulated sum (law 4).
+
+mod clock;
+mod queue;
+
+pub use clock::Clock;
+pub use queue::{EventQueue, QueueError, Seq};

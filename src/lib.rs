@@ -1,0 +1,61 @@
+//! # avicontact
+//!
+//! Deformable bodies (shells, chains, particles, obstacles) integrated by an **asynchronous
+//! variational integrator** (ACM §3, Algorithm 1; Phantom §3.1): every potential has its own
+//! regular clock, events are drawn from a priority queue in causal order, and each event advances
+//! only its stencil's vertices. Momentum is conserved exactly and energy does not drift.
+//!
+//! ## Lifecycle
+//! ```text
+//! scene file ──scene::load──▶ Scene { Model, Vec<ForceSpec>, SimulationParameters }
+//!            ──Simulation::new──▶ Simulation (AviEngine: potentials on clocks + event queue)
+//!            ──run / advance_to / step_event──▶ Observer (frames, stats.csv, summary.json, progress)
+//! ```
+//!
+//! ## The map (each layer uses only the layers above it; `../shared/DESIGN.md`)
+//! | layer | modules | what |
+//! |---|---|---|
+//! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |
+//! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
+//! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
+//! | L4 | [`avi`] | the event loop: pop → drift → kick → push |
+//! | L5 | [`simulation`] | the [`Simulation`] facade |
+//! | L6 | [`scene`], [`output`] | scene files and built-in scenes; output files and plots |
+//!
+//! ## FAQ
+//! * **Where is contact?** Discrete penalty layers and kinetic certificates are the next step;
+//!   `[contact]` is parsed and checked but not simulated yet.
+//! * **Why do velocities in `stats.csv` look staggered?** AVI velocities are constant between
+//!   kicks (leapfrog); kinetic energy oscillates with the kicks, without drift.
+//! * **How do I compare with Verlet?** Set `[simulation] period = h`: every potential then ticks
+//!   at `h` and the run is velocity Verlet (law 7, tested in `tests/laws.rs`).
+//! * **My own potential?** Implement [`potential::Potential`] and pass it in a
+//!   [`avi::ForceSpec`]; see `examples/custom_potential.rs`.
+#![warn(missing_docs)]
+
+pub mod avi;
+pub mod error;
+pub mod events;
+pub mod ids;
+pub mod math;
+pub mod mesh;
+pub mod model;
+pub mod observe;
+pub mod output;
+pub mod potential;
+pub mod scene;
+pub mod simulation;
+pub mod stats;
+
+pub use simulation::{Simulation, SimulationParameters};
+
+/// The names most programs need.
+pub mod prelude {
+    pub use crate::avi::{ForceSpec, PeriodChoice};
+    pub use crate::ids::{BodyId, ForceId, VertexId};
+    pub use crate::math::{Real, Time, Vec3};
+    pub use crate::model::{Body, BodyKind, Model};
+    pub use crate::observe::{EventRecord, Frame, FrameStats, Observer};
+    pub use crate::potential::Potential;
+    pub use crate::simulation::{Simulation, SimulationParameters};
+}

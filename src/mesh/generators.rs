@@ -1,0 +1,313 @@
+//! Mesh generators of the scene format (`../shared/DESIGN.md`, "Mesh generators and their keys").
+//!
+//! Each returns a mesh in its own frame, centred where the doc says; scenes place it with a
+//! transform. Arguments are validated here so that every caller gets the same messages.
+
+use super::TriMesh;
+use crate::math::{Real, Vec3};
+use std::collections::HashMap;
+use std::f64::consts::PI;
+use std::fmt;
+
+/// A generator argument out of range. The message names the argument and the accepted range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratorError {
+    /// The offending key, as written in a scene file.
+    pub key: &'static str,
+    /// What is wrong and what to use instead.
+    pub message: String,
+}
+
+impl fmt::Display for GeneratorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for GeneratorError {}
+
+fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(GeneratorError { key, message: format!("must be a finite number > 0, got {value}") })
+    }
+}
+
+fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorError> {
+    if value >= min {
+        Ok(())
+    } else {
+        Err(GeneratorError { key, message: format!("must be at least {min}, got {value}") })
+    }
+}
+
+/// A rectangular sheet in the xy plane centred at the origin, `size = [x, y]` metres, with
+/// `resolution = [nx, ny]` vertices along x and y (vertex `i + nx·j`). Quads are split along
+/// alternating diagonals so the sheet has no preferred shear direction.
+pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorError> {
+    positive("size", size[0])?;
+    positive("size", size[1])?;
+    at_least("resolution", resolution[0], 2)?;
+    at_least("resolution", resolution[1], 2)?;
+    let [nx, ny] = resolution;
+    let mut positions = Vec::with_capacity((nx * ny) as usize);
+    for j in 0..ny {
+        for i in 0..nx {
+            let x = size[0] * (i as Real / (nx - 1) as Real - 0.5);
+            let y = size[1] * (j as Real / (ny - 1) as Real - 0.5);
+            positions.push(Vec3::new(x, y, 0.0));
+        }
+    }
+    let mut triangles = Vec::with_capacity((2 * (nx - 1) * (ny - 1)) as usize);
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            let a = i + nx * j;
+            let (b, c, d) = (a + 1, a + nx, a + nx + 1);
+            if (i + j) % 2 == 0 {
+                triangles.push([a, b, d]);
+                triangles.push([a, d, c]);
+            } else {
+                triangles.push([a, b, c]);
+                triangles.push([b, d, c]);
+            }
+        }
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
+/// A sphere of `radius` centred at the origin: an icosahedron subdivided `subdivisions` times,
+/// vertices projected to the sphere (outward-facing triangles).
+pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorError> {
+    positive("radius", radius)?;
+    if subdivisions > 7 {
+        return Err(GeneratorError {
+            key: "subdivisions",
+            message: format!("must be at most 7 (327 682 vertices), got {subdivisions}"),
+        });
+    }
+    let p = (1.0 + 5f64.sqrt()) / 2.0;
+    let mut positions: Vec<Vec3> = [
+        [-1.0, p, 0.0], [1.0, p, 0.0], [-1.0, -p, 0.0], [1.0, -p, 0.0],
+        [0.0, -1.0, p], [0.0, 1.0, p], [0.0, -1.0, -p], [0.0, 1.0, -p],
+        [p, 0.0, -1.0], [p, 0.0, 1.0], [-p, 0.0, -1.0], [-p, 0.0, 1.0],
+    ]
+    .iter()
+    .map(|v| Vec3::from(*v).normalize())
+    .collect();
+    let mut triangles: Vec<[u32; 3]> = vec![
+        [0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11],
+        [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8],
+        [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9],
+        [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1],
+    ];
+    for _ in 0..subdivisions {
+        let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut mid = |a: u32, b: u32, positions: &mut Vec<Vec3>| -> u32 {
+            *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                positions.push(((positions[a as usize] + positions[b as usize]) * 0.5).normalize());
+                (positions.len() - 1) as u32
+            })
+        };
+        let mut next = Vec::with_capacity(triangles.len() * 4);
+        for [a, b, c] in triangles {
+            let ab = mid(a, b, &mut positions);
+            let bc = mid(b, c, &mut positions);
+            let ca = mid(c, a, &mut positions);
+            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+        }
+        triangles = next;
+    }
+    for x in &mut positions {
+        *x *= radius;
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
+/// The closed surface of an axis-aligned box of `size = [x, y, z]` centred at the origin, each
+/// face split into `resolution` × `resolution` quads (outward-facing triangles).
+pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, GeneratorError> {
+    for s in size {
+        positive("size", s)?;
+    }
+    at_least("resolution", resolution, 1)?;
+    let n = resolution;
+    let half = Vec3::from(size) * 0.5;
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut index: HashMap<[i64; 3], u32> = HashMap::new();
+    let mut triangles = Vec::new();
+    // Each face: the axis it faces along, its sign, and two in-face axes (u, v) with u × v = normal.
+    let faces = [(0, 1.0, 1, 2), (0, -1.0, 2, 1), (1, 1.0, 2, 0), (1, -1.0, 0, 2), (2, 1.0, 0, 1), (2, -1.0, 1, 0)];
+    for (axis, sign, u, v) in faces {
+        let mut id = |i: u32, j: u32| -> u32 {
+            // integer lattice coordinates make shared edge vertices coincide exactly
+            let mut key = [0i64; 3];
+            key[axis] = if sign > 0.0 { n as i64 } else { 0 };
+            key[u] = i as i64;
+            key[v] = j as i64;
+            *index.entry(key).or_insert_with(|| {
+                let p = Vec3::from_fn(|k, _| (key[k] as Real / n as Real * 2.0 - 1.0) * half[k]);
+                positions.push(p);
+                (positions.len() - 1) as u32
+            })
+        };
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                triangles.push([a, b, c]);
+                triangles.push([a, c, d]);
+            }
+        }
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
+/// A closed cylinder along z centred at the origin: `segments` around, capped at both ends by a
+/// fan around a centre vertex (outward-facing triangles).
+pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, GeneratorError> {
+    positive("radius", radius)?;
+    positive("height", height)?;
+    at_least("segments", segments, 3)?;
+    let s = segments;
+    let mut positions = Vec::with_capacity(2 * s as usize + 2);
+    for z in [-0.5 * height, 0.5 * height] {
+        for k in 0..s {
+            let a = 2.0 * PI * k as Real / s as Real;
+            positions.push(Vec3::new(radius * a.cos(), radius * a.sin(), z));
+        }
+    }
+    positions.push(Vec3::new(0.0, 0.0, -0.5 * height));
+    positions.push(Vec3::new(0.0, 0.0, 0.5 * height));
+    let (bottom, top) = (2 * s, 2 * s + 1);
+    let mut triangles = Vec::with_capacity(4 * s as usize);
+    for k in 0..s {
+        let k1 = (k + 1) % s;
+        triangles.push([k, k1, s + k1]);
+        triangles.push([k, s + k1, s + k]);
+        triangles.push([bottom, k1, k]);
+        triangles.push([top, s + k, s + k1]);
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
+/// A strip of `width` swept along the polyline `path`, resampled into `segments` pieces of equal
+/// arc length: vertices `2k` and `2k + 1` are the two sides at sample `k`. The side direction is
+/// carried along the path by parallel transport, so a straight path gives a flat strip.
+pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, GeneratorError> {
+    positive("width", width)?;
+    at_least("segments", segments, 1)?;
+    let centre = resample(path, segments)?;
+    let tangent = |k: usize| -> Vec3 {
+        let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
+        (centre[b] - centre[a]).normalize()
+    };
+    // initial side: perpendicular to the first tangent, as close to +z × tangent as possible
+    let t0 = tangent(0);
+    let mut side = Vec3::z().cross(&t0);
+    if side.norm() < 1e-6 {
+        side = Vec3::x().cross(&t0);
+    }
+    let mut side = side.normalize();
+    let mut positions = Vec::with_capacity(2 * centre.len());
+    let mut previous = t0;
+    for (k, c) in centre.iter().enumerate() {
+        let t = tangent(k);
+        // parallel transport: rotate `side` by the rotation taking `previous` to `t`
+        let axis = previous.cross(&t);
+        if axis.norm() > 1e-12 {
+            let angle = previous.dot(&t).clamp(-1.0, 1.0).acos();
+            let r = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
+            side = (r * side).normalize();
+        }
+        previous = t;
+        positions.push(c - side * (0.5 * width));
+        positions.push(c + side * (0.5 * width));
+    }
+    let mut triangles = Vec::with_capacity(2 * segments as usize);
+    for k in 0..segments {
+        let (a, b, c, d) = (2 * k, 2 * k + 1, 2 * k + 2, 2 * k + 3);
+        triangles.push([a, c, b]);
+        triangles.push([b, c, d]);
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
+/// `segments + 1` points evenly spaced from `start` to `end`: the vertices of a chain.
+pub fn line(start: Vec3, end: Vec3, segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
+    at_least("segments", segments, 1)?;
+    positive("end", (end - start).norm()).map_err(|_| GeneratorError {
+        key: "end",
+        message: "must differ from `start`".into(),
+    })?;
+    Ok((0..=segments).map(|k| start + (end - start) * (k as Real / segments as Real)).collect())
+}
+
+/// Resamples a polyline into `segments` pieces of equal arc length.
+fn resample(path: &[Vec3], segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
+    if path.len() < 2 {
+        return Err(GeneratorError { key: "path", message: "needs at least two points".into() });
+    }
+    let lengths: Vec<Real> = path.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
+    if lengths.iter().any(|&l| !(l > 0.0)) {
+        return Err(GeneratorError { key: "path", message: "has two equal consecutive points".into() });
+    }
+    let total: Real = lengths.iter().sum();
+    let mut out = Vec::with_capacity(segments as usize + 1);
+    let (mut piece, mut start) = (0usize, 0.0);
+    for k in 0..=segments {
+        let s = total * k as Real / segments as Real;
+        while piece + 1 < lengths.len() && s > start + lengths[piece] {
+            start += lengths[piece];
+            piece += 1;
+        }
+        let f = ((s - start) / lengths[piece]).clamp(0.0, 1.0);
+        out.push(path[piece] + (path[piece + 1] - path[piece]) * f);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{edges, hinges};
+
+    /// Euler characteristic V − E + F of a mesh.
+    fn euler(m: &TriMesh) -> i64 {
+        m.positions.len() as i64 - edges(&m.triangles).len() as i64 + m.triangles.len() as i64
+    }
+
+    #[test]
+    fn closed_generators_are_spheres_with_outward_normals() {
+        for m in [icosphere(1.0, 2).unwrap(), box_surface([1.0, 2.0, 3.0], 3).unwrap(), cylinder(1.0, 2.0, 12).unwrap()] {
+            assert_eq!(euler(&m), 2, "closed genus-0 surface");
+            let centroid: Vec3 = m.positions.iter().sum::<Vec3>() / m.positions.len() as Real;
+            let volume: Real = m.triangles.iter().map(|t| {
+                let [a, b, c] = t.map(|i| m.positions[i as usize] - centroid);
+                a.dot(&b.cross(&c)) / 6.0
+            }).sum();
+            assert!(volume > 0.0, "outward orientation gives positive signed volume");
+            assert_eq!(hinges(&m.triangles).len(), edges(&m.triangles).len(), "every edge has a hinge");
+            assert!(m.find_degenerate_triangle(1e-9).is_none());
+        }
+    }
+
+    #[test]
+    fn grid_and_ribbon_have_expected_counts() {
+        let g = grid([1.0, 1.0], [4, 3]).unwrap();
+        assert_eq!((g.positions.len(), g.triangles.len()), (12, 12));
+        assert_eq!(euler(&g), 1);
+        let path = [Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 0.0)];
+        let r = ribbon(0.1, 10, &path).unwrap();
+        assert_eq!((r.positions.len(), r.triangles.len()), (22, 20));
+        assert!(r.find_degenerate_triangle(1e-9).is_none());
+    }
+
+    #[test]
+    fn bad_arguments_name_their_key() {
+        assert_eq!(grid([1.0, -1.0], [3, 3]).unwrap_err().key, "size");
+        assert_eq!(grid([1.0, 1.0], [1, 3]).unwrap_err().key, "resolution");
+        assert_eq!(icosphere(f64::NAN, 1).unwrap_err().key, "radius");
+        assert_eq!(ribbon(0.1, 4, &[Vec3::zeros()]).unwrap_err().key, "path");
+        assert_eq!(line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key, "end");
+    }
+}

@@ -1,0 +1,51 @@
+//! Triangle meshes: storage, topology (edges, hinges), generators and OBJ input.
+//!
+//! Pure data and pure functions: no ids, no simulation state. `scene/` turns scene keys into calls
+//! of the generators here; `model/` turns meshes into vertices and potentials.
+
+mod generators;
+mod obj;
+mod topology;
+
+pub use generators::{box_surface, cylinder, grid, icosphere, line, ribbon, GeneratorError};
+pub use obj::{read_obj, ObjError};
+pub use topology::{edges, hinges, HingeStencil};
+
+use crate::math::{Real, Vec3};
+
+/// A triangle mesh: positions and counter-clockwise vertex-index triples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TriMesh {
+    /// Vertex positions, m.
+    pub positions: Vec<Vec3>,
+    /// Triangles as indices into `positions`.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl TriMesh {
+    /// Area of triangle `t`.
+    pub fn triangle_area(&self, t: usize) -> Real {
+        let [a, b, c] = self.triangles[t].map(|i| self.positions[i as usize]);
+        0.5 * (b - a).cross(&(c - a)).norm()
+    }
+
+    /// Index of the first triangle whose area is at most `tolerance` times its longest edge
+    /// squared (a degenerate triangle), if any.
+    pub fn find_degenerate_triangle(&self, tolerance: Real) -> Option<usize> {
+        (0..self.triangles.len()).find(|&t| {
+            let [a, b, c] = self.triangles[t].map(|i| self.positions[i as usize]);
+            let longest = (b - a).norm_squared().max((c - b).norm_squared()).max((a - c).norm_squared());
+            !(self.triangle_area(t) > tolerance * longest)
+        })
+    }
+
+    /// Mean edge length over all triangle edges (0 for an empty mesh).
+    pub fn mean_edge_length(&self) -> Real {
+        let e = edges(&self.triangles);
+        if e.is_empty() {
+            return 0.0;
+        }
+        e.iter().map(|[a, b]| (self.positions[*a as usize] - self.positions[*b as usize]).norm()).sum::<Real>()
+            / e.len() as Real
+    }
+}

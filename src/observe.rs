@@ -1,0 +1,150 @@
+//! Observers: how a simulation hands events and frames to the outside (STYLE habits 8 and 15).
+//!
+//! An [`Observer`] receives every processed event (cheap: it is a generic parameter, and the `()`
+//! observer compiles to nothing) and every frame, a snapshot of all vertices at one time with its
+//! energy and momentum ([`FrameStats`]).
+
+use crate::ids::ForceId;
+use crate::math::{Real, Time, Vec3};
+use crate::model::Model;
+use crate::potential::{gather, Potential};
+
+/// What kind of event was processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A potential's clock ticked: its stencil was drifted and kicked (ACM Algorithm 1, lines 3–10).
+    Force,
+    /// A frame was taken (no effect on the trajectory).
+    Frame,
+}
+
+/// One processed event, as seen by observers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventRecord {
+    /// When it happened.
+    pub time: Time,
+    /// What it was.
+    pub kind: EventKind,
+    /// The potential that ticked (for force events).
+    pub force: Option<ForceId>,
+    /// The potential's kind name (`"membrane"`, …) or `"frame"`.
+    pub label: &'static str,
+    /// Index k of the tick on the event's clock (the event is at k·h).
+    pub tick: u64,
+    /// The period h of the event's clock, s.
+    pub period: Real,
+}
+
+/// Energy and momentum of one frame. Velocities are the AVI's piecewise-constant velocities as
+/// they stand after every event up to the frame time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// ½ Σ m v² over all vertices with finite kick mass, J.
+    pub kinetic: Real,
+    /// Sum of the non-dissipative potentials' energies at the frame positions, J.
+    pub potential: Real,
+    /// Energy removed so far by damping (sum of kinetic-energy changes of damping kicks,
+    /// negated), J. `kinetic + potential + dissipated` is the energy the run started with, up to
+    /// the integrator's bounded oscillation.
+    pub dissipated: Real,
+    /// Σ m v over free vertices, kg·m/s.
+    pub momentum: Vec3,
+    /// Σ x × m v about the origin over free vertices, kg·m²/s.
+    pub angular_momentum: Vec3,
+    /// Events processed so far (all kinds).
+    pub events: u64,
+}
+
+impl FrameStats {
+    /// `kinetic + potential`, J.
+    pub fn total(&self) -> Real {
+        self.kinetic + self.potential
+    }
+
+    /// Measures a snapshot: `positions` are all vertices at one time, velocities and masses come
+    /// from `model`. Held and scripted vertices (infinite kick mass) are left out of kinetic
+    /// energy and momentum.
+    pub fn measure<'a>(
+        model: &Model,
+        positions: &[Vec3],
+        potentials: impl IntoIterator<Item = &'a dyn Potential>,
+        dissipated: Real,
+        events: u64,
+    ) -> FrameStats {
+        let v = &model.vertices;
+        let mut stats = FrameStats { dissipated, events, ..Default::default() };
+        for (i, x) in positions.iter().enumerate() {
+            let id = crate::ids::VertexId(i as u32);
+            if !v.effective_mass(id).is_finite() {
+                continue;
+            }
+            let (m, vel) = (v.mass(id), v.velocity(id));
+            stats.kinetic += 0.5 * m * vel.norm_squared();
+            stats.momentum += vel * m;
+            stats.angular_momentum += x.cross(&(vel * m));
+        }
+        let mut local = Vec::new();
+        for p in potentials {
+            if !p.is_dissipative() {
+                gather(p.stencil(), positions, &mut local);
+                stats.potential += p.energy(&local);
+            }
+        }
+        stats
+    }
+}
+
+/// A snapshot of all vertices at one frame time.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'a> {
+    /// Frame number, from 0 at t = 0.
+    pub index: u64,
+    /// Frame time.
+    pub time: Time,
+    /// Every vertex's position at `time`.
+    pub positions: &'a [Vec3],
+    /// The model (bodies, velocities, masses).
+    pub model: &'a Model,
+    /// Energy and momentum.
+    pub stats: FrameStats,
+}
+
+/// The error type observers return; it stops the run and is reported to the caller.
+pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Receives events and frames from a running simulation.
+pub trait Observer {
+    /// Called after every processed event.
+    fn on_event(&mut self, _event: &EventRecord) {}
+
+    /// Called at every frame time (including t = 0).
+    fn on_frame(&mut self, _frame: &Frame<'_>) -> Result<(), ObserverError> {
+        Ok(())
+    }
+}
+
+/// The do-nothing observer.
+impl Observer for () {}
+
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn on_event(&mut self, event: &EventRecord) {
+        self.0.on_event(event);
+        self.1.on_event(event);
+    }
+
+    fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
+        self.0.on_frame(frame)?;
+        self.1.on_frame(frame)
+    }
+}
+
+impl<O: Observer + ?Sized> Observer for &mut O {
+    fn on_event(&mut self, event: &EventRecord) {
+        (**self).on_event(event)
+    }
+
+    fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
+        (**self).on_frame(frame)
+    }
+}

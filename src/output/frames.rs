@@ -1,0 +1,126 @@
+//! Frame files and `stats.csv`, written by an [`Observer`].
+
+use super::{io_at, OutputError};
+use crate::model::{BodyKind, Model};
+use crate::observe::{Frame, Observer, ObserverError};
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The header of `stats.csv`.
+pub const STATS_HEADER: &str =
+    "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,angular_x,angular_y,angular_z,events";
+
+/// Writes `frames/frame_NNNNN.obj` (every non-particle body, one `o` group per body, vertices in
+/// body order), `particles/frame_NNNNN.csv` (`x,y,z,r`) when there are particles, and one
+/// `stats.csv` row per frame. Numbers are printed in Rust's shortest round-trip form, so files
+/// are bit-exact and deterministic.
+#[derive(Debug)]
+pub struct FrameWriter {
+    dir: PathBuf,
+    stats: BufWriter<File>,
+    frames_written: u64,
+}
+
+impl FrameWriter {
+    /// Creates `dir` (and `frames/`, `particles/` as needed for `model`), removes frame files
+    /// of an earlier run there, and starts `stats.csv`.
+    pub fn create(dir: &Path, model: &Model) -> Result<Self, OutputError> {
+        let has_meshes = model.bodies.values().any(|b| !matches!(b.kind, BodyKind::Particles { .. }));
+        let has_particles = model.bodies.values().any(|b| matches!(b.kind, BodyKind::Particles { .. }));
+        fs::create_dir_all(dir).map_err(io_at(dir))?;
+        for (sub, wanted) in [("frames", has_meshes), ("particles", has_particles)] {
+            let d = dir.join(sub);
+            if d.is_dir() {
+                for entry in fs::read_dir(&d).map_err(io_at(&d))? {
+                    let p = entry.map_err(io_at(&d))?.path();
+                    if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("frame_")) {
+                        fs::remove_file(&p).map_err(io_at(&p))?;
+                    }
+                }
+            }
+            if wanted {
+                fs::create_dir_all(&d).map_err(io_at(&d))?;
+            }
+        }
+        let path = dir.join("stats.csv");
+        let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
+        writeln!(stats, "{STATS_HEADER}").map_err(io_at(&path))?;
+        Ok(FrameWriter { dir: dir.to_path_buf(), stats, frames_written: 0 })
+    }
+
+    /// Frames written so far.
+    pub fn frames_written(&self) -> u64 {
+        self.frames_written
+    }
+
+    fn write_frame(&mut self, frame: &Frame<'_>) -> Result<(), OutputError> {
+        let model = frame.model;
+        let mut obj = String::new();
+        let mut csv = String::new();
+        let mut offset = 1usize; // OBJ indices are 1-based over the whole file
+        for body in model.bodies.values() {
+            let xs = &frame.positions[body.vertices.start as usize..body.vertices.end as usize];
+            match &body.kind {
+                BodyKind::Particles { radius } => {
+                    for x in xs {
+                        csv.push_str(&format!("{},{},{},{}\n", x.x, x.y, x.z, radius));
+                    }
+                }
+                kind => {
+                    obj.push_str(&format!("o {}\n", body.name));
+                    for x in xs {
+                        obj.push_str(&format!("v {} {} {}\n", x.x, x.y, x.z));
+                    }
+                    for t in kind.triangles() {
+                        obj.push_str(&format!("f {} {} {}\n", t[0] as usize + offset, t[1] as usize + offset, t[2] as usize + offset));
+                    }
+                    if let BodyKind::Chain { edges } = kind {
+                        for e in edges {
+                            obj.push_str(&format!("l {} {}\n", e[0] as usize + offset, e[1] as usize + offset));
+                        }
+                    }
+                    offset += xs.len();
+                }
+            }
+        }
+        let name = format!("frame_{:05}", frame.index);
+        if !obj.is_empty() {
+            let p = self.dir.join("frames").join(format!("{name}.obj"));
+            fs::write(&p, obj).map_err(io_at(&p))?;
+        }
+        if !csv.is_empty() {
+            let p = self.dir.join("particles").join(format!("{name}.csv"));
+            fs::write(&p, format!("x,y,z,r\n{csv}")).map_err(io_at(&p))?;
+        }
+        let s = &frame.stats;
+        let (p, l) = (s.momentum, s.angular_momentum);
+        let path = self.dir.join("stats.csv");
+        writeln!(
+            self.stats,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            frame.time.seconds(),
+            s.kinetic,
+            s.potential,
+            s.total(),
+            s.dissipated,
+            p.x,
+            p.y,
+            p.z,
+            l.x,
+            l.y,
+            l.z,
+            s.events
+        )
+        .and_then(|_| self.stats.flush())
+        .map_err(io_at(&path))?;
+        self.frames_written += 1;
+        Ok(())
+    }
+}
+
+impl Observer for FrameWriter {
+    fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
+        self.write_frame(frame).map_err(|e| Box::new(e) as ObserverError)
+    }
+}

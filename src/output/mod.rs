@@ -1,0 +1,39 @@
+//! Output files of the design contract (DESIGN "Scene and CLI contract"): frames, `stats.csv`,
+//! `summary.json`, plots, and the progress line. With `scene/`, the only module that writes files.
+//!
+//! Every file is written as the run goes (a frame as soon as it is taken, `stats.csv` flushed
+//! row by row), so a run that fails half-way keeps everything up to the failure.
+
+mod frames;
+pub mod plot;
+mod progress;
+mod summary;
+
+pub use frames::{FrameWriter, STATS_HEADER};
+pub use plot::{plot_run, PlotError};
+pub use progress::Progress;
+pub use summary::{write_summary, RunStatus, Summary};
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An output file could not be written.
+#[derive(Debug)]
+pub struct OutputError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// The underlying error.
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} (check that the directory is writable and the disk is not full)", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |source| OutputError { path: path.to_path_buf(), source }
+}

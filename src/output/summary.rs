@@ -1,0 +1,59 @@
+//! `summary.json`: what a run did.
+
+use super::{io_at, OutputError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Reached the end of its duration.
+    Completed,
+    /// Stopped by an error (see `error`).
+    Failed,
+}
+
+/// The contents of `summary.json`. Everything but `wall_seconds` and `events_per_second` is
+/// deterministic.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scene name.
+    pub scene: String,
+    /// `"avi"`.
+    pub backend: &'static str,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The error that stopped a failed run.
+    pub error: Option<String>,
+    /// Requested duration, s.
+    pub duration: f64,
+    /// Time of the last processed event, s.
+    pub simulated_time: f64,
+    /// Frames written.
+    pub frames: u64,
+    /// Vertices in the model.
+    pub vertices: usize,
+    /// Potentials on clocks.
+    pub potentials: usize,
+    /// All processed events.
+    pub events: u64,
+    /// Processed events by kind.
+    pub events_by_kind: BTreeMap<&'static str, u64>,
+    /// Deepest penalty layer activated (0: no contact layer was ever active).
+    pub deepest_layer: u32,
+    /// Smallest distance between contact primitives seen, m (`null` until contact is simulated).
+    pub smallest_distance: Option<f64>,
+    /// Wall-clock seconds in the event loop.
+    pub wall_seconds: f64,
+    /// Events per wall-clock second.
+    pub events_per_second: f64,
+}
+
+/// Writes `summary` to `dir/summary.json`.
+pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), OutputError> {
+    let path = dir.join("summary.json");
+    let text = serde_json::to_string_pretty(summary).expect("a summary always serialises");
+    std::fs::write(&path, text + "\n").map_err(io_at(&path))
+}

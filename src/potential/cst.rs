@@ -1,0 +1,223 @@
+//! Membrane (stretching) energy of a shell: the constant-strain triangle with the
+//! St. Venant–Kirchhoff law in plane stress.
+//!
+//! Each triangle keeps its rest shape as a 2D frame: `Dm` holds the rest edges `X₁ − X₀`, `X₂ − X₀`
+//! in an orthonormal basis of the rest plane, and the deformation gradient is the 3×2 matrix
+//! F = [x₁ − x₀, x₂ − x₀]·Dm⁻¹. With the Green strain E = ½(FᵀF − I) the energy is
+//!
+//! Ψ = A·(μ‖E‖²_F + ½λ tr(E)²),
+//!
+//! A the rest area, μ = Y/(2(1+ν)) and λ = Yν/(1−ν²) the plane-stress Lamé parameters of the 2D
+//! stretching stiffness Y (N/m) and Poisson ratio ν (e.g. Volino et al. 2009, "A simple approach to
+//! nonlinear tensile stiffness for accurate cloth simulation"; Sifakis & Barbič 2012 course notes
+//! for the F·S·Dm⁻ᵀ gradient). The gradient is hand-written (the AVI hot path); the Hessian is the
+//! exact AD Hessian of the same generic energy ([`super::hessian_of`]).
+
+use super::ad::{hessian_of, AdScalar};
+use super::{Potential, Stencil};
+use crate::ids::VertexId;
+use crate::math::{Real, Vec3};
+use nalgebra::{DMatrix, Matrix2, Matrix3x2, Vector3};
+use smallvec::smallvec;
+
+/// Stretching material of a membrane (plane stress, St. Venant–Kirchhoff).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MembraneMaterial {
+    /// 2D stretching stiffness Y (Young's modulus × thickness), N/m.
+    pub youngs_modulus: Real,
+    /// Poisson ratio ν, dimensionless, in (−1, ½].
+    pub poisson_ratio: Real,
+}
+
+impl Default for MembraneMaterial {
+    /// A light woven cloth: Y = 750 N/m, ν = 0.3.
+    fn default() -> Self {
+        MembraneMaterial { youngs_modulus: 750.0, poisson_ratio: 0.3 }
+    }
+}
+
+impl MembraneMaterial {
+    /// The plane-stress Lamé parameters (μ, λ) = (Y/(2(1+ν)), Yν/(1−ν²)), N/m.
+    pub fn lame(&self) -> (Real, Real) {
+        let (y, nu) = (self.youngs_modulus, self.poisson_ratio);
+        (y / (2.0 * (1.0 + nu)), y * nu / (1.0 - nu * nu))
+    }
+}
+
+/// A constant-strain membrane triangle on stencil `[x₀, x₁, x₂]`.
+#[derive(Clone, Debug)]
+pub struct Membrane {
+    stencil: Stencil,
+    /// Inverse of the rest edge matrix in the rest frame, Dm⁻¹ (1/m).
+    dm_inv: Matrix2<Real>,
+    /// Rest area A, m².
+    rest_area: Real,
+    /// Lamé μ, N/m.
+    mu: Real,
+    /// Lamé λ (plane stress), N/m.
+    lambda: Real,
+}
+
+impl Membrane {
+    /// A membrane triangle on `vertices` with rest positions `rest_positions` (same order).
+    ///
+    /// `None` when the rest triangle is degenerate: area ≤ 1e-14 × (longest edge)², or not finite.
+    pub fn new(vertices: [VertexId; 3], rest_positions: [Vec3; 3], material: &MembraneMaterial) -> Option<Self> {
+        let [x0, x1, x2] = rest_positions;
+        let (e1, e2) = (x1 - x0, x2 - x0);
+        let normal = e1.cross(&e2);
+        let area = 0.5 * normal.norm();
+        let longest2 = e1.norm_squared().max(e2.norm_squared()).max((x2 - x1).norm_squared());
+        if !(area.is_finite() && area > 1e-14 * longest2) {
+            return None;
+        }
+        // Orthonormal rest frame (u, v) in the triangle's plane, u along the first edge.
+        let u = e1.normalize();
+        let v = normal.normalize().cross(&u);
+        let dm = Matrix2::new(e1.dot(&u), e2.dot(&u), e1.dot(&v), e2.dot(&v));
+        let dm_inv = dm.try_inverse()?;
+        let (mu, lambda) = material.lame();
+        Some(Membrane { stencil: smallvec![vertices[0], vertices[1], vertices[2]], dm_inv, rest_area: area, mu, lambda })
+    }
+
+    /// Rest area A, m².
+    pub fn rest_area(&self) -> Real {
+        self.rest_area
+    }
+
+    /// The Green strain E = ½(FᵀF − I) at positions `x` (symmetric, dimensionless).
+    pub fn green_strain(&self, x: &[Vec3]) -> Matrix2<Real> {
+        let [e00, e01, e11] = self.green_strain_generic(x);
+        Matrix2::new(e00, e01, e01, e11)
+    }
+
+    /// Writes into `grad` the gradient of `scale`·½‖E(x) − E_ref‖²_F (1/m per unit of `scale`),
+    /// the force of membrane damping (ACM §6.1). Same code path as the elastic force.
+    pub fn strain_gradient(&self, x: &[Vec3], strain_ref: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
+        let f = self.deformation_gradient(x);
+        let e = green_strain_of(&f);
+        self.gradient_of_contraction(&f, &(e - strain_ref), scale, grad);
+    }
+
+    /// Writes into `grad` the gradient of the contraction S : E(x) with a fixed symmetric 2×2 `s`,
+    /// times `scale`: the columns of scale·F·S·Dm⁻ᵀ are the gradients of x₁ and x₂, and x₀ gets
+    /// minus their sum. Shared by the elastic force (S = 2μE + λ tr(E) I, the second
+    /// Piola–Kirchhoff stress), the damping force (S = E − E_ref) and the damping stable step.
+    pub fn contraction_gradient(&self, x: &[Vec3], s: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
+        self.gradient_of_contraction(&self.deformation_gradient(x), s, scale, grad);
+    }
+
+    /// F = [x₁ − x₀, x₂ − x₀]·Dm⁻¹.
+    fn deformation_gradient(&self, x: &[Vec3]) -> Matrix3x2<Real> {
+        Matrix3x2::from_columns(&[x[1] - x[0], x[2] - x[0]]) * self.dm_inv
+    }
+
+    fn gradient_of_contraction(&self, f: &Matrix3x2<Real>, s: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
+        let g = f * (s * (self.dm_inv.transpose() * scale));
+        let (g1, g2) = (g.column(0).into_owned(), g.column(1).into_owned());
+        grad[0] = -(g1 + g2);
+        grad[1] = g1;
+        grad[2] = g2;
+    }
+
+    /// The Green strain's entries (E₀₀, E₀₁, E₁₁), generic over the AD scalar.
+    pub(crate) fn green_strain_generic<T: AdScalar>(&self, x: &[Vector3<T>]) -> [T; 3] {
+        let (e1, e2) = (x[1] - x[0], x[2] - x[0]);
+        let d = &self.dm_inv;
+        let f0 = e1 * T::from(d[(0, 0)]) + e2 * T::from(d[(1, 0)]);
+        let f1 = e1 * T::from(d[(0, 1)]) + e2 * T::from(d[(1, 1)]);
+        [(f0.dot(&f0) - 1.0) * 0.5, f0.dot(&f1) * 0.5, (f1.dot(&f1) - 1.0) * 0.5]
+    }
+
+    /// Ψ = A·(μ‖E‖²_F + ½λ tr(E)²), the one definition of the energy.
+    fn energy_generic<T: AdScalar>(&self, x: &[Vector3<T>]) -> T {
+        let [e00, e01, e11] = self.green_strain_generic(x);
+        let frobenius2 = e00 * e00 + e01 * e01 * 2.0 + e11 * e11;
+        let trace = e00 + e11;
+        (frobenius2 * self.mu + trace * trace * (0.5 * self.lambda)) * self.rest_area
+    }
+}
+
+/// E = ½(FᵀF − I).
+fn green_strain_of(f: &Matrix3x2<Real>) -> Matrix2<Real> {
+    (f.transpose() * f - Matrix2::identity()) * 0.5
+}
+
+impl Potential for Membrane {
+    fn kind(&self) -> &'static str {
+        "membrane"
+    }
+
+    fn stencil(&self) -> &[VertexId] {
+        &self.stencil
+    }
+
+    fn energy(&self, x: &[Vec3]) -> Real {
+        self.energy_generic(x)
+    }
+
+    fn gradient(&self, x: &[Vec3], grad: &mut [Vec3]) {
+        let f = self.deformation_gradient(x);
+        let e = green_strain_of(&f);
+        let stress = e * (2.0 * self.mu) + Matrix2::identity() * (self.lambda * e.trace());
+        self.gradient_of_contraction(&f, &stress, self.rest_area, grad);
+    }
+
+    fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
+        Some(hessian_of::<9>(x, |x| self.energy_generic(x)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Rotation3;
+
+    fn ids() -> [VertexId; 3] {
+        [VertexId(0), VertexId(1), VertexId(2)]
+    }
+
+    fn rest() -> [Vec3; 3] {
+        [Vec3::new(0.1, 0.2, 0.3), Vec3::new(1.1, 0.25, 0.2), Vec3::new(0.3, 0.9, 0.5)]
+    }
+
+    #[test]
+    fn zero_energy_and_force_at_rest_and_under_rigid_motion() {
+        let m = Membrane::new(ids(), rest(), &MembraneMaterial::default()).unwrap();
+        let rot = Rotation3::from_euler_angles(0.7, -1.2, 2.5);
+        let shift = Vec3::new(3.0, -2.0, 1.0);
+        for x in [rest().to_vec(), rest().iter().map(|p| rot * p + shift).collect()] {
+            assert!(m.energy(&x).abs() < 1e-12);
+            assert!(m.green_strain(&x).norm() < 1e-12);
+            let mut g = [Vec3::zeros(); 3];
+            m.gradient(&x, &mut g);
+            assert!(g.iter().all(|g| g.norm() < 1e-10), "{g:?}");
+        }
+    }
+
+    #[test]
+    fn uniaxial_stretch_matches_closed_form() {
+        // Unit right triangle in the xy-plane stretched by s along x: E = diag(½(s²−1), 0).
+        let rest = [Vec3::zeros(), Vec3::x(), Vec3::y()];
+        let material = MembraneMaterial::default();
+        let m = Membrane::new(ids(), rest, &material).unwrap();
+        let s: Real = 1.1;
+        let x = [Vec3::zeros(), Vec3::x() * s, Vec3::y()];
+        let e = 0.5 * (s * s - 1.0);
+        let (mu, lambda) = material.lame();
+        let expected = 0.5 * (mu * e * e + 0.5 * lambda * e * e);
+        assert!((m.energy(&x) - expected).abs() < 1e-12 * expected.max(1.0));
+        assert!((m.green_strain(&x)[(0, 0)] - e).abs() < 1e-14);
+    }
+
+    #[test]
+    fn degenerate_rest_triangles_are_refused() {
+        let material = MembraneMaterial::default();
+        let line = [Vec3::zeros(), Vec3::x(), Vec3::x() * 2.0];
+        assert!(Membrane::new(ids(), line, &material).is_none());
+        let point = [Vec3::zeros(); 3];
+        assert!(Membrane::new(ids(), point, &material).is_none());
+        let sliver = [Vec3::zeros(), Vec3::x(), Vec3::new(0.5, 1e-9, 0.0)];
+        assert!(Membrane::new(ids(), sliver, &material).is_some());
+    }
+}

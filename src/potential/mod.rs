@@ -1,0 +1,166 @@
+//! Potentials on stencils (ACM §3; STYLE habit 3).
+//!
+//! A [`Potential`] acts on a small ordered set of vertices, its *stencil*, and gives energy, gradient,
+//! Hessian and a stable-step estimate from the stencil's positions alone. The AVI engine kicks each
+//! stencil with the gradient on the potential's own clock; the synchronous backend (a later issue)
+//! sums the same potentials with [`assemble_gradient`] and [`assemble_hessian`]. There is never a
+//! second copy of a force.
+//!
+//! | potential | stencil | paper |
+//! |---|---|---|
+//! | [`Gravity`] | every free vertex of a body | ACM §5.2 (a large stencil) |
+//! | [`Spring`] | an edge (2) | ACM §3, Phantom §5.1 (FPU) |
+//! | [`Membrane`] | a triangle (3) | constant-strain triangle, St. Venant–Kirchhoff |
+//! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
+//! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
+
+mod ad;
+mod cst;
+mod damping;
+mod gravity;
+mod hinge;
+mod spring;
+
+pub use ad::hessian_of;
+pub use cst::{Membrane, MembraneMaterial};
+pub use damping::{Damping, StrainMeasure};
+pub use gravity::Gravity;
+pub use hinge::Hinge;
+pub use spring::Spring;
+
+use crate::ids::VertexId;
+use crate::math::{Real, Vec3};
+use nalgebra::DMatrix;
+use smallvec::SmallVec;
+
+/// The vertices a potential depends on, in the order its local arrays use.
+pub type Stencil = SmallVec<[VertexId; 4]>;
+
+/// An energy on a stencil of vertices.
+///
+/// All methods take the stencil's positions `x` in stencil order (`x.len() == stencil().len()`).
+/// Energies are in joules, gradients in newtons (∂E/∂x, so the force is minus the gradient).
+pub trait Potential: Send + Sync + std::fmt::Debug {
+    /// Short name of the potential's kind, used for event statistics (`"membrane"`, `"hinge"`, …).
+    fn kind(&self) -> &'static str;
+
+    /// The vertices this potential depends on.
+    fn stencil(&self) -> &[VertexId];
+
+    /// Energy at positions `x`.
+    fn energy(&self, x: &[Vec3]) -> Real;
+
+    /// Writes ∂E/∂x into `grad` (same length as `x`, overwritten, not accumulated).
+    fn gradient(&self, x: &[Vec3], grad: &mut [Vec3]);
+
+    /// The dense 3n×3n Hessian ∂²E/∂x² (vertex-major: rows `3i..3i+3` are vertex `i`), or `None`
+    /// when it is identically zero (a linear potential such as gravity).
+    fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>>;
+
+    /// Largest clock period for which explicit kicks of this potential alone are stable at
+    /// positions `x` with vertex masses `masses` (`Real::INFINITY` for a held vertex), or `None`
+    /// when the potential imposes no limit.
+    ///
+    /// The default takes the largest eigenvalue λ of M^{-1/2} H M^{-1/2} and returns 2/√λ, the
+    /// stability limit of leapfrog for the linearised local system (ACM §3).
+    fn stable_step(&self, x: &[Vec3], masses: &[Real]) -> Option<Real> {
+        let h = self.hessian(x)?;
+        let lambda = mass_scaled_spectral_radius(&h, masses);
+        (lambda > 0.0).then(|| 2.0 / lambda.sqrt())
+    }
+
+    /// True for dissipative potentials (damping): their "energy" is a dissipation function on the
+    /// clock's last step, not part of the mechanical energy reported in `stats.csv`.
+    fn is_dissipative(&self) -> bool {
+        false
+    }
+
+    /// Tells the potential the period of the clock it ticks on. Only dissipative potentials, which
+    /// difference positions over one period (ACM §6.1), need it.
+    fn bind_period(&mut self, _period: Real) {}
+
+    /// Called after every kick with the positions the kick used: dissipative potentials remember
+    /// them as the previous positions of their own clock (the Verlet identity, ACM §6).
+    fn end_tick(&mut self, _x: &[Vec3]) {}
+}
+
+/// Spectral radius of M^{-1/2} H M^{-1/2} for a vertex-major Hessian and per-vertex masses
+/// (held vertices, with infinite mass, drop out).
+pub fn mass_scaled_spectral_radius(h: &DMatrix<Real>, masses: &[Real]) -> Real {
+    let n = h.nrows();
+    assert_eq!(n, 3 * masses.len(), "Hessian size must be 3 × stencil size");
+    let mut scaled = h.clone();
+    for r in 0..n {
+        for c in 0..n {
+            let s = (masses[r / 3] * masses[c / 3]).sqrt();
+            scaled[(r, c)] = if s.is_finite() { h[(r, c)] / s } else { 0.0 };
+        }
+    }
+    let sym = (&scaled + scaled.transpose()) * 0.5;
+    sym.symmetric_eigenvalues().iter().fold(0.0, |m: Real, e| m.max(e.abs()))
+}
+
+/// Total mechanical (non-dissipative) energy of `potentials` at global positions `x`.
+pub fn assemble_energy<'a>(potentials: impl IntoIterator<Item = &'a dyn Potential>, x: &[Vec3]) -> Real {
+    let mut local = Vec::new();
+    potentials
+        .into_iter()
+        .filter(|p| !p.is_dissipative())
+        .map(|p| {
+            gather(p.stencil(), x, &mut local);
+            p.energy(&local)
+        })
+        .sum()
+}
+
+/// Adds the gradients of `potentials` at global positions `x` into the global `grad`.
+pub fn assemble_gradient<'a>(
+    potentials: impl IntoIterator<Item = &'a dyn Potential>,
+    x: &[Vec3],
+    grad: &mut [Vec3],
+) {
+    let mut local = Vec::new();
+    let mut local_grad = Vec::new();
+    for p in potentials {
+        gather(p.stencil(), x, &mut local);
+        local_grad.clear();
+        local_grad.resize(local.len(), Vec3::zeros());
+        p.gradient(&local, &mut local_grad);
+        for (v, g) in p.stencil().iter().zip(&local_grad) {
+            grad[v.index()] += g;
+        }
+    }
+}
+
+/// Calls `add(row, col, value)` for every nonzero of the global Hessian of `potentials` at global
+/// positions `x` (global rows are `3 * vertex + axis`); duplicates are to be summed.
+pub fn assemble_hessian<'a>(
+    potentials: impl IntoIterator<Item = &'a dyn Potential>,
+    x: &[Vec3],
+    mut add: impl FnMut(usize, usize, Real),
+) {
+    let mut local = Vec::new();
+    for p in potentials {
+        gather(p.stencil(), x, &mut local);
+        let Some(h) = p.hessian(&local) else { continue };
+        let s = p.stencil();
+        for (a, va) in s.iter().enumerate() {
+            for (b, vb) in s.iter().enumerate() {
+                for i in 0..3 {
+                    for j in 0..3 {
+                        let value = h[(3 * a + i, 3 * b + j)];
+                        if value != 0.0 {
+                            add(3 * va.index() + i, 3 * vb.index() + j, value);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Copies the positions of `stencil` out of the global array `x` into `local`.
+pub fn gather(stencil: &[VertexId], x: &[Vec3], local: &mut Vec<Vec3>) {
+    local.clear();
+    local.extend(stencil.iter().map(|v| x[v.index()]));
+}

@@ -1,0 +1,17 @@
+//! Built-in scenes, shipped as TOML files in `scenes/` and compiled in.
+
+const SCENES: &[(&str, &str)] = &[
+    ("hanging-cloth", include_str!("../../scenes/hanging-cloth.toml")),
+    ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
+    ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
+];
+
+/// Names of the built-in scenes.
+pub fn builtin_names() -> Vec<&'static str> {
+    SCENES.iter().map(|(n, _)| *n).collect()
+}
+
+/// The TOML text of built-in scene `name`.
+pub fn builtin_source(name: &str) -> Option<&'static str> {
+    SCENES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}

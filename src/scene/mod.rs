@@ -1,0 +1,112 @@
+//! Scenes: the TOML format of `../shared/DESIGN.md`, its validation, and the built-in scenes
+//! (DESIGN L6). The only module besides `output/` that touches files.
+//!
+//! [`load`] takes a path or a built-in name and returns a [`Scene`]: a model, its potentials
+//! with clock choices, and the run parameters, ready for [`Simulation::new`](crate::Simulation::new).
+//! Errors name the file, the key and the fix (`docs/scene-format.md` documents every key).
+
+mod build;
+mod builtin;
+pub mod schema;
+
+pub use builtin::{builtin_names, builtin_source};
+
+use crate::avi::ForceSpec;
+use crate::model::Model;
+use crate::simulation::SimulationParameters;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Which backend a scene asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The asynchronous variational integrator.
+    Avi,
+    /// The synchronous backend (IPC + implicit integrators).
+    Sync,
+}
+
+/// A loaded, validated scene.
+#[derive(Debug)]
+pub struct Scene {
+    /// The scene's name: a built-in name or the file stem.
+    pub name: String,
+    /// The scene file, for file scenes.
+    pub path: Option<PathBuf>,
+    /// Bodies and vertices.
+    pub model: Model,
+    /// Potentials and their clock choices.
+    pub forces: Vec<ForceSpec>,
+    /// Run parameters.
+    pub parameters: SimulationParameters,
+    /// The backend the scene asks for.
+    pub backend: Backend,
+    /// Things the user should know that do not stop the run (e.g. sections parsed but not yet
+    /// simulated).
+    pub warnings: Vec<String>,
+}
+
+/// A scene that cannot be used, with where and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneError {
+    /// The scene file (or `built-in scene NAME`).
+    pub file: String,
+    /// Where in the file: a key path such as `body[1] "sheet".density`, or a line and column.
+    pub place: Option<String>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.place {
+            Some(place) => write!(f, "{}: {}: {}", self.file, place, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// Loads a scene from a file path or, when no such file exists, a built-in scene by name.
+pub fn load(scene: impl AsRef<Path>) -> Result<Scene, SceneError> {
+    let path = scene.as_ref();
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+            file: path.display().to_string(),
+            place: None,
+            message: format!("cannot read the scene file: {e}"),
+        })?;
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut s = parse(&text, &path.display().to_string(), base, name)?;
+        s.path = Some(path.to_path_buf());
+        return Ok(s);
+    }
+    let name = path.to_string_lossy();
+    match builtin_source(&name) {
+        Some(text) => parse(text, &format!("built-in scene {name}"), Path::new("."), name.into_owned()),
+        None => Err(SceneError {
+            file: name.into_owned(),
+            place: None,
+            message: format!(
+                "no such scene file, and no built-in scene of that name; built-in scenes are: {}",
+                builtin_names().join(", ")
+            ),
+        }),
+    }
+}
+
+/// Parses and validates scene `text`. `file` names it in messages; OBJ paths are relative to
+/// `base`.
+pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene, SceneError> {
+    let raw: schema::SceneFile = toml::from_str(text).map_err(|e| {
+        let place = e.span().map(|span| {
+            let line = text[..span.start].matches('\n').count() + 1;
+            let column = span.start - text[..span.start].rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {column}")
+        });
+        SceneError { file: file.to_string(), place, message: e.message().trim().to_string() }
+    })?;
+    build::build(raw, file, base, name)
+}

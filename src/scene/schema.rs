@@ -1,0 +1,388 @@
+//! The TOML scene schema of `../shared/DESIGN.md` ("Scene and CLI contract"), as serde types.
+//!
+//! Every table denies unknown keys, so a typo is an error naming the key. Values are checked for
+//! range in `build.rs`, which knows the body names for messages.
+
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::fmt;
+
+/// A whole scene file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// `[simulation]`.
+    #[serde(default)]
+    pub simulation: SimulationSection,
+    /// `[contact]` (checked now; simulated once penalty layers land).
+    pub contact: Option<ContactSection>,
+    /// `[sync]` (used by the synchronous backend).
+    pub sync: Option<SyncSection>,
+    /// `[[body]]`.
+    #[serde(default, rename = "body")]
+    pub bodies: Vec<BodySection>,
+}
+
+/// `[simulation]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSection {
+    /// Simulated seconds.
+    #[serde(default = "defaults::duration")]
+    pub duration: f64,
+    /// Frames written per simulated second.
+    #[serde(default = "defaults::frame_rate")]
+    pub frame_rate: f64,
+    /// m/s².
+    #[serde(default = "defaults::gravity")]
+    pub gravity: [f64; 3],
+    /// `"avi"` or `"sync"`.
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// Factor on every stable-step estimate, (0, 1].
+    #[serde(default = "defaults::safety_factor")]
+    pub safety_factor: f64,
+    /// One common clock period for every potential, s (law 7 studies: the AVI is then Verlet).
+    #[serde(default)]
+    pub period: Option<f64>,
+}
+
+impl Default for SimulationSection {
+    fn default() -> Self {
+        SimulationSection {
+            duration: defaults::duration(),
+            frame_rate: defaults::frame_rate(),
+            gravity: defaults::gravity(),
+            backend: None,
+            safety_factor: defaults::safety_factor(),
+            period: None,
+        }
+    }
+}
+
+mod defaults {
+    pub fn duration() -> f64 {
+        1.0
+    }
+    pub fn frame_rate() -> f64 {
+        60.0
+    }
+    pub fn gravity() -> [f64; 3] {
+        [0.0, 0.0, -9.8]
+    }
+    pub fn safety_factor() -> f64 {
+        0.5
+    }
+}
+
+/// `[contact]` (ACM §4).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSection {
+    /// η(1), m.
+    pub thickness: Option<f64>,
+    /// r(1).
+    pub stiffness: Option<f64>,
+    /// 0..1.
+    pub restitution: Option<f64>,
+    /// Coulomb μ.
+    pub friction: Option<f64>,
+    /// `hash-grid | kdop | all-pairs`.
+    pub broad_phase: Option<String>,
+}
+
+/// `[sync]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncSection {
+    /// Integrator name.
+    pub integrator: Option<String>,
+    /// s.
+    pub timestep: Option<f64>,
+    /// IPC d̂, m.
+    pub barrier_distance: Option<f64>,
+    /// A-search energy target.
+    pub energy_target: Option<EnergyTarget>,
+}
+
+/// A-search energy target: exponential decay toward a ground level.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyTarget {
+    /// s.
+    pub decay_half_life: Option<f64>,
+    /// s.
+    pub start: Option<f64>,
+}
+
+/// `[[body]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySection {
+    /// Unique name.
+    pub name: String,
+    /// `shell | particles | solid | obstacle | chain`.
+    pub kind: String,
+    /// A generator table or an OBJ path relative to the scene file.
+    pub mesh: Option<MeshSpec>,
+    /// Placement.
+    #[serde(default)]
+    pub transform: Transform,
+    /// kg/m² (shells), kg/m³ (solids).
+    pub density: Option<f64>,
+    /// Membrane (2D Young's) modulus, N/m.
+    pub stretching: Option<f64>,
+    /// Poisson ratio (membrane of shells; solids).
+    pub poisson_ratio: Option<f64>,
+    /// Hinge stiffness, N·m.
+    pub bending: Option<f64>,
+    /// Viscous damping of membrane strain rate.
+    pub stretch_damping: Option<f64>,
+    /// Viscous damping of bending-angle rate.
+    pub bend_damping: Option<f64>,
+    /// Initial velocity, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial rigid spin about the centre of mass, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Per-vertex initial velocities, m/s, added to `velocity` and `angular_velocity` (one per
+    /// vertex, in vertex order).
+    pub velocities: Option<Vec<[f64; 3]>>,
+    /// Held vertex indices.
+    #[serde(default)]
+    pub fixed: Vec<i64>,
+    /// Scripted linear motions.
+    #[serde(default)]
+    pub scripted: Vec<ScriptSpec>,
+    /// Solid material name.
+    pub material: Option<String>,
+    /// Solid Young's modulus, Pa.
+    pub youngs_modulus: Option<f64>,
+    /// Particle radius, m.
+    pub radius: Option<f64>,
+    /// Mass per vertex (particles, chains), kg.
+    pub mass: Option<f64>,
+    /// Particle positions: a generator table or a list of points.
+    pub positions: Option<PositionsSpec>,
+    /// Chain spring stiffnesses, cycled along the chain, N/m.
+    pub spring_stiffness: Option<Vec<f64>>,
+    /// Chain quartic stiffnesses, cycled along the chain, N/m³.
+    pub spring_quartic: Option<Vec<f64>>,
+    /// Chain spring damping.
+    pub spring_damping: Option<f64>,
+    /// Clock period of membrane / spring potentials, s (default: stable estimate).
+    pub stretch_period: Option<f64>,
+    /// Clock period of hinge potentials, s.
+    pub bend_period: Option<f64>,
+    /// Clock period of damping potentials, s.
+    pub damping_period: Option<f64>,
+}
+
+/// `transform = { translate, rotate_deg, scale }`: scale, then rotate about x, y, z (degrees),
+/// then translate.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transform {
+    /// m.
+    #[serde(default)]
+    pub translate: [f64; 3],
+    /// Degrees about x, y, z, applied in that order.
+    #[serde(default)]
+    pub rotate_deg: [f64; 3],
+    /// Uniform scale.
+    #[serde(default = "one")]
+    pub scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Transform { translate: [0.0; 3], rotate_deg: [0.0; 3], scale: 1.0 }
+    }
+}
+
+/// A scripted linear motion.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptSpec {
+    /// Vertex indices; all of the body's when omitted.
+    pub vertices: Option<Vec<i64>>,
+    /// m/s.
+    pub velocity: [f64; 3],
+    /// s.
+    #[serde(default)]
+    pub start: f64,
+    /// s.
+    #[serde(default = "infinity")]
+    pub stop: f64,
+}
+
+fn infinity() -> f64 {
+    f64::INFINITY
+}
+
+/// `mesh = "file.obj"` or `mesh = { generator = …, … }`.
+#[derive(Debug)]
+pub enum MeshSpec {
+    /// An OBJ file, relative to the scene file.
+    File(String),
+    /// A generator.
+    Generator(Generator),
+}
+
+/// Mesh generators.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "generator", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Generator {
+    /// Sheet in the xy plane.
+    Grid {
+        /// m.
+        size: [f64; 2],
+        /// Vertices along x and y.
+        resolution: [u32; 2],
+    },
+    /// Subdivided icosahedron.
+    Icosphere {
+        /// m.
+        radius: f64,
+        /// Subdivision steps.
+        #[serde(default = "two")]
+        subdivisions: u32,
+    },
+    /// Box surface.
+    Box {
+        /// m.
+        size: [f64; 3],
+        /// Quads per face side (surface) or cells per side (solids).
+        #[serde(default)]
+        resolution: Option<BoxResolution>,
+    },
+    /// Capped cylinder along z.
+    Cylinder {
+        /// m.
+        radius: f64,
+        /// m.
+        height: f64,
+        /// Segments around.
+        #[serde(default = "sixteen")]
+        segments: u32,
+    },
+    /// Strip swept along a polyline.
+    Ribbon {
+        /// m.
+        width: f64,
+        /// Pieces along the path.
+        segments: u32,
+        /// Polyline, m.
+        path: Vec<[f64; 3]>,
+    },
+    /// A straight chain of vertices (chains only).
+    Line {
+        /// m.
+        start: [f64; 3],
+        /// m.
+        end: [f64; 3],
+        /// Edges.
+        segments: u32,
+    },
+}
+
+/// `resolution = n` or `[nx, ny, nz]` for boxes (surfaces use the largest).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum BoxResolution {
+    /// Same along every axis.
+    Uniform(u32),
+    /// Per axis.
+    PerAxis([u32; 3]),
+}
+
+fn two() -> u32 {
+    2
+}
+
+fn sixteen() -> u32 {
+    16
+}
+
+/// Particle positions: `{ generator = "lattice", … }` or `[[x, y, z], …]`.
+#[derive(Debug)]
+pub enum PositionsSpec {
+    /// Explicit points, m.
+    List(Vec<[f64; 3]>),
+    /// A generator.
+    Generator(ParticleGenerator),
+}
+
+/// Particle position generators.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "generator", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ParticleGenerator {
+    /// `count` points on a regular lattice filling the box [min, max], with random velocities of
+    /// uniformly distributed direction and speed up to `max_speed` (seeded, portable).
+    Lattice {
+        /// m.
+        min: [f64; 3],
+        /// m.
+        max: [f64; 3],
+        /// Number of particles.
+        count: u32,
+        /// Random seed.
+        #[serde(default)]
+        seed: u64,
+        /// m/s.
+        #[serde(default)]
+        max_speed: f64,
+    },
+}
+
+/// Visits either a string or sequence (the short form) or a table (a generator).
+struct EitherVisitor<T>(std::marker::PhantomData<T>, &'static str);
+
+impl<'de> Visitor<'de> for EitherVisitor<MeshSpec> {
+    type Value = MeshSpec;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.1)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<MeshSpec, E> {
+        Ok(MeshSpec::File(v.to_owned()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MeshSpec, A::Error> {
+        Generator::deserialize(de::value::MapAccessDeserializer::new(map)).map(MeshSpec::Generator)
+    }
+}
+
+impl<'de> Visitor<'de> for EitherVisitor<PositionsSpec> {
+    type Value = PositionsSpec;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.1)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PositionsSpec, A::Error> {
+        Vec::<[f64; 3]>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PositionsSpec::List)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PositionsSpec, A::Error> {
+        ParticleGenerator::deserialize(de::value::MapAccessDeserializer::new(map)).map(PositionsSpec::Generator)
+    }
+}
+
+impl<'de> Deserialize<'de> for MeshSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(EitherVisitor::<MeshSpec>(
+            std::marker::PhantomData,
+            "an OBJ path or a generator table such as { generator = \"grid\", size = [1.0, 1.0], resolution = [10, 10] }",
+        ))
+    }
+}
+
+impl<'de> Deserialize<'de> for PositionsSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(EitherVisitor::<PositionsSpec>(
+            std::marker::PhantomData,
+            "a list of [x, y, z] points or a table such as { generator = \"lattice\", min = [..], max = [..], count = 100 }",
+        ))
+    }
+}

@@ -1,0 +1,58 @@
+//! Counters: what a run did, for `summary.json` and the progress line (STYLE habit 8).
+
+use std::collections::BTreeMap;
+
+/// Event counts by kind and wall time of a run.
+///
+/// Kinds are registered once ([`Counters::slot`]) and counted by slot on the hot path.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters {
+    labels: Vec<&'static str>,
+    counts: Vec<u64>,
+    /// All processed events.
+    pub events: u64,
+    /// Wall-clock seconds spent in the event loop.
+    pub wall_seconds: f64,
+}
+
+impl Counters {
+    /// The slot counting events labelled `label` (registered on first use).
+    pub fn slot(&mut self, label: &'static str) -> usize {
+        if let Some(k) = self.labels.iter().position(|l| *l == label) {
+            return k;
+        }
+        self.labels.push(label);
+        self.counts.push(0);
+        self.labels.len() - 1
+    }
+
+    /// Counts one event in `slot`.
+    #[inline]
+    pub fn count(&mut self, slot: usize) {
+        self.events += 1;
+        self.counts[slot] += 1;
+    }
+
+    /// Processed events by label, sorted by label.
+    pub fn events_by_kind(&self) -> BTreeMap<&'static str, u64> {
+        self.labels.iter().copied().zip(self.counts.iter().copied()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_by_label() {
+        let mut c = Counters::default();
+        let a = c.slot("hinge");
+        let b = c.slot("frame");
+        assert_eq!(c.slot("hinge"), a);
+        c.count(a);
+        c.count(a);
+        c.count(b);
+        assert_eq!(c.events, 3);
+        assert_eq!(c.events_by_kind().into_iter().collect::<Vec<_>>(), vec![("frame", 1), ("hinge", 2)]);
+    }
+}
