@@ -44,9 +44,9 @@ pub struct FrameStats {
     pub kinetic: Real,
     /// Sum of the non-dissipative potentials' energies at the frame positions, J.
     pub potential: Real,
-    /// Energy removed so far by damping (sum of kinetic-energy changes of damping kicks,
-    /// negated), J. `kinetic + potential + dissipated` is the energy the run started with, up to
-    /// the integrator's bounded oscillation.
+    /// Energy removed so far by damping, J: the sum over damping ticks of the viscous work
+    /// b·Δs²/h over each tick's period (never negative, never decreasing). `total + dissipated`
+    /// stays at the energy the run started with, up to the integrator's bounded oscillation.
     pub dissipated: Real,
     /// Σ m v over free vertices, kg·m/s.
     pub momentum: Vec3,

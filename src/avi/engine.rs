@@ -85,6 +85,7 @@ impl AviEngine {
         }
         // Resolve periods: explicit ones, then stability estimates, then the fallback for
         // potentials without a limit.
+        let valence = valences(model, &specs);
         let mut periods: Vec<Option<Real>> = Vec::with_capacity(specs.len());
         let mut local_x = Vec::new();
         let mut local_m = Vec::new();
@@ -93,13 +94,35 @@ impl AviEngine {
                 PeriodChoice::Fixed(h) => Some(h),
                 PeriodChoice::Stable => {
                     let stencil = spec.potential.stencil();
+                    let shares = &valence[spec.potential.kind()];
                     local_x.clear();
                     local_x.extend(stencil.iter().map(|&v| model.vertices.position(v)));
                     local_m.clear();
-                    local_m.extend(stencil.iter().map(|&v| model.vertices.effective_mass(v)));
+                    local_m.extend(stencil.iter().map(|&v| model.vertices.effective_mass(v) / shares[v.index()] as Real));
                     spec.potential.stable_step(&local_x, &local_m).map(|h| h * safety)
                 }
             });
+        }
+        // A damping force differences positions over one period of its own clock (ACM §6.1), so
+        // that period must resolve the fastest motion of its vertices: it never exceeds the
+        // smallest stable period of the elastic potentials that share a vertex with it.
+        let mut vertex_limit = vec![Real::INFINITY; model.vertices.len()];
+        for (spec, period) in specs.iter().zip(&periods) {
+            if let (false, PeriodChoice::Stable, Some(h)) = (spec.potential.is_dissipative(), spec.period, period) {
+                for v in spec.potential.stencil() {
+                    vertex_limit[v.index()] = vertex_limit[v.index()].min(*h);
+                }
+            }
+        }
+        for (spec, period) in specs.iter().zip(periods.iter_mut()) {
+            if spec.potential.is_dissipative() && spec.period == PeriodChoice::Stable {
+                let limit = spec.potential.stencil().iter().map(|v| vertex_limit[v.index()]).fold(Real::INFINITY, Real::min);
+                *period = match *period {
+                    Some(h) => Some(h.min(limit)),
+                    None if limit.is_finite() => Some(limit),
+                    None => None,
+                };
+            }
         }
         let fallback = periods
             .iter()
@@ -204,12 +227,10 @@ impl AviEngine {
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
         force.potential.gradient(&workspace.positions, &mut workspace.gradient);
+        kick(vertices, stencil, &workspace.gradient, h);
         if force.potential.is_dissipative() {
-            let before = kinetic_energy(vertices, stencil);
-            kick(vertices, stencil, &workspace.gradient, h);
-            *dissipated += before - kinetic_energy(vertices, stencil);
-        } else {
-            kick(vertices, stencil, &workspace.gradient, h);
+            // The work of the viscous force over its clock's last period, b·Δs²/h = 2·D(x_k).
+            *dissipated += 2.0 * force.potential.energy(&workspace.positions);
         }
         force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id), force.clock.next_time())?;
@@ -249,19 +270,27 @@ impl AviEngine {
     }
 }
 
+/// For every potential kind, how many potentials of that kind have each vertex in their stencil.
+///
+/// Stable steps are estimated element by element with each vertex's mass divided by this count:
+/// the element's own share of the lumped mass, as in the element-wise CFL condition of AVIs
+/// (Lew et al. 2003). With the whole vertex mass, an element would ignore that its neighbours of
+/// the same kind push the same vertex, and asynchronous clocks near that bound go unstable.
+fn valences(model: &Model, specs: &[ForceSpec]) -> std::collections::HashMap<&'static str, Vec<u32>> {
+    let mut counts: std::collections::HashMap<&'static str, Vec<u32>> = Default::default();
+    for spec in specs {
+        let c = counts.entry(spec.potential.kind()).or_insert_with(|| vec![0; model.vertices.len()]);
+        for v in spec.potential.stencil() {
+            c[v.index()] += 1;
+        }
+    }
+    counts
+}
+
 /// v ← v − h M⁻¹ ∇V on the stencil.
 #[inline]
 fn kick(vertices: &mut crate::model::Vertices, stencil: &[VertexId], gradient: &[Vec3], h: Real) {
     for (&v, g) in stencil.iter().zip(gradient) {
         vertices.kick(v, g * h);
     }
-}
-
-/// Kinetic energy of the free vertices of a stencil.
-fn kinetic_energy(vertices: &crate::model::Vertices, stencil: &[VertexId]) -> Real {
-    stencil
-        .iter()
-        .filter(|&&v| vertices.effective_mass(v).is_finite())
-        .map(|&v| 0.5 * vertices.mass(v) * vertices.velocity(v).norm_squared())
-        .sum()
 }

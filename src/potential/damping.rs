@@ -267,6 +267,31 @@ mod tests {
     }
 
     #[test]
+    fn stable_step_uses_the_damping_matrix_of_the_hessian() {
+        // At s = s_ref the Hessian of D is exactly C/h, so 2/λ(M^{-1/2} h H M^{-1/2}) is the limit.
+        let x = [Vec3::zeros(), Vec3::new(1.0, 0.1, 0.0), Vec3::new(0.3, 0.8, 0.1), Vec3::new(0.6, -0.7, 0.2)];
+        let masses = [1.0, 2.0, 0.5, Real::INFINITY];
+        let measures = [
+            StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 1.0)),
+            StrainMeasure::GreenStrain(Membrane::new(ids(), [x[0], x[1], x[2]], &MembraneMaterial::default()).unwrap()),
+            StrainMeasure::DihedralAngle(Hinge::new(ids(), x, 1.0).unwrap()),
+        ];
+        for measure in measures {
+            let n = match measure {
+                StrainMeasure::Length(_) => 2,
+                StrainMeasure::GreenStrain(_) => 3,
+                StrainMeasure::DihedralAngle(_) => 4,
+            };
+            let mut d = Damping::new(measure, 0.7, &x[..n]);
+            d.bind_period(0.01);
+            let c = d.hessian(&x[..n]).unwrap() * 0.01;
+            let expected = 2.0 / mass_scaled_spectral_radius(&c, &masses[..n]);
+            let step = d.stable_step(&x[..n], &masses[..n]).unwrap();
+            assert!((step - expected).abs() < 1e-9 * expected, "{}: {step} vs {expected}", d.kind());
+        }
+    }
+
+    #[test]
     fn spring_damping_stable_step_is_first_order() {
         // C = b [[uuᵀ, −uuᵀ], [−uuᵀ, uuᵀ]]: λ(M⁻¹C) = b (1/m₀ + 1/m₁).
         let x = [Vec3::zeros(), Vec3::new(0.0, 2.0, 0.0)];

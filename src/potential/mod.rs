@@ -17,6 +17,8 @@
 mod ad;
 mod cst;
 mod damping;
+#[cfg(test)]
+mod derivative_tests;
 mod gravity;
 mod hinge;
 mod spring;
@@ -69,8 +71,9 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         (lambda > 0.0).then(|| 2.0 / lambda.sqrt())
     }
 
-    /// True for dissipative potentials (damping): their "energy" is a dissipation function on the
-    /// clock's last step, not part of the mechanical energy reported in `stats.csv`.
+    /// True for dissipative potentials (damping): their "energy" is the dissipation function
+    /// D = b/(2h)·|s(x) − s_prev|² on the clock's last period, not part of the mechanical energy;
+    /// each tick removes 2·D(x_k) = b·Δs²/h, reported as `dissipated` in `stats.csv` (ACM §6.1).
     fn is_dissipative(&self) -> bool {
         false
     }

@@ -1,0 +1,326 @@
+//! The laws of `../shared/DESIGN.md` that the AVI engine without contact must keep, each checked
+//! by code that does not share the engine's event loop: law 2 (momentum), law 3 (energy), law 4
+//! (clock integrity), law 7 (Verlet equivalence). Law 6 (determinism) is in `tests/cli.rs`.
+
+use avicontact::ids::VertexId;
+use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};
+use avicontact::potential::{assemble_gradient, Potential};
+use avicontact::scene;
+use avicontact::{Simulation, SimulationParameters};
+use nalgebra::Vector3;
+use std::collections::HashMap;
+use std::path::Path;
+
+type V3 = Vector3<f64>;
+
+fn scene_from(text: &str) -> avicontact::scene::Scene {
+    scene::parse(text, "test scene", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn simulation(text: &str) -> Simulation {
+    let s = scene_from(text);
+    Simulation::new(s.model, s.forces, s.parameters).unwrap()
+}
+
+/// Positions of every vertex at time `t` (≥ every `t_last`), computed from the raw per-vertex
+/// state without the engine's helpers.
+fn positions_at(sim: &Simulation, t: f64) -> Vec<V3> {
+    let v = &sim.model().vertices;
+    (0..v.len())
+        .map(|i| {
+            let id = VertexId(i as u32);
+            if v.effective_mass(id).is_finite() {
+                v.position(id) + v.velocity(id) * (t - v.t_last(id))
+            } else {
+                v.position(id)
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- law 7: Verlet equivalence
+
+const CHAIN: &str = r#"
+[simulation]
+duration = 100.0
+frame_rate = 1.0
+gravity = [0.0, -1.0, -9.8]
+period = 0.0005
+
+[[body]]
+name = "chain"
+kind = "chain"
+mesh = { generator = "line", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.3], segments = 9 }
+mass = 0.05
+spring_stiffness = [400.0, 150.0, 900.0]
+spring_quartic = [0.0, 2000.0]
+fixed = [0, 9]
+velocities = [[0,0,0],[0,0,0],[0.1,0,0],[0,0,0],[0,0.3,0],[0,0,0],[0,0,-0.2],[0,0,0],[0,0.2,0],[0,0,0]]
+"#;
+
+/// Hand-written force of the chain scene above: springs ½k(l−L)² + ¼k₄(l−L)⁴ and gravity.
+fn chain_accelerations(x: &[V3], rest: &[f64], mass: f64, g: V3) -> Vec<V3> {
+    let ks = [400.0, 150.0, 900.0];
+    let k4 = [0.0, 2000.0];
+    let mut f: Vec<V3> = vec![g * mass; x.len()];
+    for e in 0..x.len() - 1 {
+        let d = x[e + 1] - x[e];
+        let l = d.norm();
+        let s = l - rest[e];
+        let magnitude = ks[e % 3] * s + k4[e % 2] * s * s * s;
+        let pull = d / l * magnitude;
+        f[e] += pull;
+        f[e + 1] -= pull;
+    }
+    f.iter().map(|f| f / mass).collect()
+}
+
+#[test]
+fn law7_common_period_is_velocity_verlet_to_round_off() {
+    let h = 0.0005;
+    let steps = 10_000usize;
+    let mut sim = simulation(CHAIN);
+    let x0 = positions_at(&sim, 0.0);
+    let v0: Vec<V3> = sim.model().vertices.velocities().to_vec();
+    let rest: Vec<f64> = x0.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
+    let g = V3::new(0.0, -1.0, -9.8);
+
+    // Velocity Verlet (kick–drift–kick) with synchronous velocities u. The AVI's first
+    // interval velocity is v0 (ACM Algorithm 1: the first tick is at t = h), so u0 = v0 − h/2·a(x0).
+    let mut x = x0.clone();
+    let mut a = chain_accelerations(&x, &rest, 0.05, g);
+    let mut u: Vec<V3> = v0.iter().zip(&a).map(|(v, a)| v - a * (0.5 * h)).collect();
+    let free = 1..x.len() - 1; // vertices 0 and 9 are held
+    for _ in 0..steps {
+        for i in free.clone() {
+            u[i] += a[i] * (0.5 * h);
+            x[i] += u[i] * h;
+        }
+        a = chain_accelerations(&x, &rest, 0.05, g);
+        for i in free.clone() {
+            u[i] += a[i] * (0.5 * h);
+        }
+    }
+
+    let t = steps as f64 * h;
+    sim.advance_to(t, &mut ()).unwrap();
+    let avi = positions_at(&sim, t);
+    let mut worst: f64 = 0.0;
+    for (p, q) in avi.iter().zip(&x) {
+        worst = worst.max((p - q).norm());
+    }
+    assert!(worst < 1e-9, "AVI with one common period departs from velocity Verlet by {worst} m after {steps} steps");
+    // and the trajectory really moved (the test could fail)
+    assert!((x[5] - x0[5]).norm() > 0.01, "the chain moved");
+}
+
+#[test]
+fn law7_shell_with_common_period_matches_a_synchronous_leapfrog() {
+    // A shell with membrane, bending and gravity: the synchronous loop sums the same potentials
+    // through `assemble_gradient`; only the event loop differs.
+    let text = r#"
+[simulation]
+duration = 1.0
+gravity = [0.0, 0.0, -9.8]
+period = 0.0002
+[[body]]
+name = "sheet"
+kind = "shell"
+mesh = { generator = "grid", size = [0.5, 0.5], resolution = [6, 6] }
+density = 0.1
+stretching = 100.0
+bending = 0.001
+fixed = [30, 35]
+"#;
+    let h = 0.0002;
+    let steps = 2000;
+    let mut sim = simulation(text);
+    let n = sim.model().vertices.len();
+    let masses = sim.model().vertices.masses().to_vec();
+    let free: Vec<bool> = (0..n).map(|i| sim.model().vertices.effective_mass(VertexId(i as u32)).is_finite()).collect();
+    let mut x = positions_at(&sim, 0.0);
+    let mut v: Vec<V3> = sim.model().vertices.velocities().to_vec();
+    let potentials: Vec<&dyn Potential> = sim.engine().potentials().collect();
+    for _ in 0..steps {
+        // leapfrog in the form of the AVI: drift with the interval's velocity, then kick
+        for i in 0..n {
+            x[i] += v[i] * h;
+        }
+        let mut grad = vec![V3::zeros(); n];
+        assemble_gradient(potentials.iter().copied(), &x, &mut grad);
+        for i in 0..n {
+            if free[i] {
+                v[i] -= grad[i] * (h / masses[i]);
+            }
+        }
+    }
+    drop(potentials);
+    let t = steps as f64 * h;
+    sim.advance_to(t, &mut ()).unwrap();
+    let avi = positions_at(&sim, t);
+    let worst = avi.iter().zip(&x).map(|(p, q)| (p - q).norm()).fold(0.0, f64::max);
+    assert!(worst < 1e-10, "AVI vs synchronous leapfrog: {worst} m");
+    assert!((x[0] - positions_at(&sim, 0.0)[0]).norm() > 1e-3, "the sheet moved");
+}
+
+// ---------------------------------------------------------------- law 4: clock integrity
+
+#[derive(Default)]
+struct ClockAudit {
+    by_force: HashMap<avicontact::ids::ForceId, (f64, u64)>,
+    events: u64,
+    violations: Vec<String>,
+}
+
+impl Observer for ClockAudit {
+    fn on_event(&mut self, e: &EventRecord) {
+        if e.kind != EventKind::Force {
+            return;
+        }
+        self.events += 1;
+        let id = e.force.expect("force events name their force");
+        let expected = e.tick as f64 * e.period;
+        if e.time.seconds() != expected {
+            self.violations.push(format!("{} tick {} at {} instead of {}", e.label, e.tick, e.time.seconds(), expected));
+        }
+        let entry = self.by_force.entry(id).or_insert((e.period, 0));
+        if entry.0 != e.period || e.tick != entry.1 + 1 {
+            self.violations.push(format!("{} changed period or skipped a tick at {}", e.label, e.time.seconds()));
+        }
+        entry.1 = e.tick;
+    }
+}
+
+#[test]
+fn law4_every_force_event_is_at_an_integer_multiple_of_its_period() {
+    let mut sim = simulation(include_str!("../scenes/hanging-cloth.toml"));
+    let mut audit = ClockAudit::default();
+    sim.advance_to(0.05, &mut audit).unwrap();
+    assert!(audit.violations.is_empty(), "{:?}", &audit.violations[..audit.violations.len().min(5)]);
+    assert!(audit.events > 10_000);
+    // every force ticked exactly floor(T / h) times (no tick lost or added)
+    for (_, (h, ticks)) in &audit.by_force {
+        let expected = (0.05 / h).floor() as u64;
+        assert!(ticks.abs_diff(expected) <= 1, "a clock of period {h} ticked {ticks} times, expected {expected}");
+    }
+}
+
+// ---------------------------------------------------------------- law 2: momentum
+
+/// Linear and angular momentum from a frame's positions and the model's velocities and masses.
+#[derive(Default)]
+struct Momenta(Vec<(V3, V3)>);
+
+impl Observer for Momenta {
+    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
+        let v = &f.model.vertices;
+        let mut p = V3::zeros();
+        let mut l = V3::zeros();
+        for (i, x) in f.positions.iter().enumerate() {
+            let m = v.mass(VertexId(i as u32));
+            let vel = v.velocity(VertexId(i as u32));
+            p += vel * m;
+            l += x.cross(&(vel * m));
+        }
+        self.0.push((p, l));
+        Ok(())
+    }
+}
+
+#[test]
+fn law2_free_spinning_shell_with_damping_keeps_momentum_to_1e_12() {
+    let text = include_str!("../scenes/spinning-shell.toml")
+        .replace("bending = 0.005", "bending = 0.005\nstretch_damping = 0.002\nbend_damping = 0.00002");
+    let mut sim = simulation(&text);
+    let mut m = Momenta::default();
+    while sim.counters().events < 1_000_000 {
+        let t = sim.now().seconds() + 0.5;
+        sim.advance_to(t, &mut m).unwrap();
+    }
+    assert!(sim.engine().dissipated() > 0.0, "damping acted");
+    let (p0, l0) = m.0[0];
+    for (p, l) in &m.0 {
+        assert!((p - p0).norm() <= 1e-12 * p0.norm(), "linear momentum {p} vs {p0}");
+        assert!((l - l0).norm() <= 1e-12 * l0.norm(), "angular momentum {l} vs {l0}");
+    }
+    assert!(m.0.len() > 10);
+}
+
+// ---------------------------------------------------------------- law 3: energy
+
+#[derive(Default)]
+struct Energies(Vec<(f64, f64, f64)>);
+
+impl Observer for Energies {
+    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
+        self.0.push((f.time.seconds(), f.stats.total(), f.stats.dissipated));
+        Ok(())
+    }
+}
+
+/// Least-squares slope of `y` against `t`.
+fn slope(samples: &[(f64, f64)]) -> f64 {
+    let n = samples.len() as f64;
+    let (mt, my) = samples.iter().fold((0.0, 0.0), |(a, b), (t, y)| (a + t / n, b + y / n));
+    let cov: f64 = samples.iter().map(|(t, y)| (t - mt) * (y - my)).sum();
+    let var: f64 = samples.iter().map(|(t, _)| (t - mt) * (t - mt)).sum();
+    cov / var
+}
+
+fn energy_drift(text: &str, duration: f64) -> (f64, f64) {
+    let mut sim = simulation(text);
+    let mut e = Energies::default();
+    sim.advance_to(duration, &mut e).unwrap();
+    let e0 = e.0[0].1;
+    let half: Vec<(f64, f64)> = e.0.iter().filter(|s| s.0 >= duration / 2.0).map(|s| (s.0, s.1)).collect();
+    let relative_slope = slope(&half).abs() / e0.abs();
+    let spread = e.0.iter().map(|s| ((s.1 - e0) / e0).abs()).fold(0.0, f64::max);
+    (relative_slope, spread)
+}
+
+#[test]
+fn law3_fpu_chain_energy_does_not_drift() {
+    let text = include_str!("../scenes/fpu-chain.toml").replace("duration = 100.0", "duration = 400.0");
+    let (slope, spread) = energy_drift(&text, 400.0);
+    assert!(slope < 1e-6, "energy drifts by {slope} of E per second");
+    assert!(spread < 0.05, "energy oscillation {spread} of E");
+}
+
+#[test]
+fn law3_undamped_spinning_shell_energy_does_not_drift() {
+    let text = include_str!("../scenes/spinning-shell.toml");
+    let (slope, spread) = energy_drift(text, 60.0);
+    assert!(slope < 1e-6, "energy drifts by {slope} of E per second");
+    assert!(spread < 0.01, "energy oscillation {spread} of E");
+}
+
+#[test]
+fn law3_damping_dissipates_monotonically() {
+    // The FPU chain with viscous damping on every spring: mechanical energy sampled every 0.5 s
+    // falls monotonically, and what it lost is what the damping ticks report as dissipated.
+    let text = include_str!("../scenes/fpu-chain.toml").replace("spring_quartic", "spring_damping = 2.0\nspring_quartic");
+    let mut sim = simulation(&text);
+    let mut e = Energies::default();
+    sim.advance_to(4.0, &mut e).unwrap();
+    let e0 = e.0[0].1;
+    let coarse: Vec<(f64, f64, f64)> = e.0.iter().copied().filter(|s| (s.0 * 2.0).fract().abs() < 1e-9).collect();
+    for w in coarse.windows(2) {
+        assert!(w[1].1 < w[0].1, "mechanical energy rose from {} J to {} J at t = {} s", w[0].1, w[1].1, w[1].0);
+        assert!(w[1].2 >= w[0].2, "dissipated energy decreased at t = {} s", w[1].0);
+    }
+    let (_, e_end, dissipated) = *e.0.last().unwrap();
+    assert!(e_end < 0.5 * e0, "damping removed little energy: {e_end} of {e0}");
+    assert!(((e0 - e_end) - dissipated).abs() < 0.02 * e0, "energy balance: lost {} J, dissipated {} J", e0 - e_end, dissipated);
+
+    // without damping nothing is reported as dissipated
+    let mut undamped = simulation(include_str!("../scenes/fpu-chain.toml"));
+    undamped.advance_to(1.0, &mut ()).unwrap();
+    assert_eq!(undamped.engine().dissipated(), 0.0);
+}
+
+#[test]
+fn parameters_are_validated_by_the_facade() {
+    let s = scene_from(include_str!("../scenes/fpu-chain.toml"));
+    let bad = SimulationParameters { duration: 0.0, ..s.parameters.clone() };
+    assert!(Simulation::new(s.model, s.forces, bad).is_err());
+}
