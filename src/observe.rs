@@ -44,9 +44,9 @@ pub struct FrameStats {
     pub kinetic: Real,
     /// Sum of the non-dissipative potentials' energies at the frame positions, J.
     pub potential: Real,
-    /// Energy removed so far by damping, J: the sum over damping ticks of the viscous work
-    /// b·Δs²/h over each tick's period (never negative, never decreasing). `total + dissipated`
-    /// stays at the energy the run started with, up to the integrator's bounded oscillation.
+    /// Energy taken out by damping so far, J: the sum over damping kicks of the kinetic energy
+    /// each kick removed (exact bookkeeping; a single kick may add a little). `total +
+    /// dissipated` stays at the starting energy up to the integrator's bounded oscillation.
     pub dissipated: Real,
     /// Σ m v over free vertices, kg·m/s.
     pub momentum: Vec3,

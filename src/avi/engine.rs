@@ -227,10 +227,13 @@ impl AviEngine {
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
         force.potential.gradient(&workspace.positions, &mut workspace.gradient);
-        kick(vertices, stencil, &workspace.gradient, h);
         if force.potential.is_dissipative() {
-            // The work of the viscous force over its clock's last period, b·Δs²/h = 2·D(x_k).
-            *dissipated += 2.0 * force.potential.energy(&workspace.positions);
+            // Energy bookkeeping: what the damping impulse takes out of the kinetic energy.
+            let before = kinetic_energy(vertices, stencil);
+            kick(vertices, stencil, &workspace.gradient, h);
+            *dissipated += before - kinetic_energy(vertices, stencil);
+        } else {
+            kick(vertices, stencil, &workspace.gradient, h);
         }
         force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id), force.clock.next_time())?;
@@ -293,4 +296,13 @@ fn kick(vertices: &mut crate::model::Vertices, stencil: &[VertexId], gradient: &
     for (&v, g) in stencil.iter().zip(gradient) {
         vertices.kick(v, g * h);
     }
+}
+
+/// Kinetic energy of the free vertices of a stencil.
+fn kinetic_energy(vertices: &crate::model::Vertices, stencil: &[VertexId]) -> Real {
+    stencil
+        .iter()
+        .filter(|&&v| vertices.effective_mass(v).is_finite())
+        .map(|&v| 0.5 * vertices.mass(v) * vertices.velocity(v).norm_squared())
+        .sum()
 }

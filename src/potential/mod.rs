@@ -72,8 +72,8 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     }
 
     /// True for dissipative potentials (damping): their "energy" is the dissipation function
-    /// D = b/(2h)·|s(x) − s_prev|² on the clock's last period, not part of the mechanical energy;
-    /// each tick removes 2·D(x_k) = b·Δs²/h, reported as `dissipated` in `stats.csv` (ACM §6.1).
+    /// D = b/(2h)·|s(x) − s_prev|² on the clock's last period (ACM §6.1), not part of the
+    /// mechanical energy reported in `stats.csv`.
     fn is_dissipative(&self) -> bool {
         false
     }

@@ -103,8 +103,10 @@ pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene,
     let raw: schema::SceneFile = toml::from_str(text).map_err(|e| {
         let place = e.span().map(|span| {
             let line = text[..span.start].matches('\n').count() + 1;
-            let column = span.start - text[..span.start].rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!("line {line}, column {column}")
+            let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+            let column = span.start - line_start + 1;
+            let source = text[line_start..].lines().next().unwrap_or("").trim();
+            format!("line {line}, column {column} (`{source}`)")
         });
         SceneError { file: file.to_string(), place, message: e.message().trim().to_string() }
     })?;

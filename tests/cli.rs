@@ -1,0 +1,208 @@
+//! The command line as a user meets it: bad input (exit 2, a message naming the file and the key,
+//! nothing written), a run's outputs, and determinism (law 6: byte-identical outputs).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn avicontact(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_avicontact")).args(args).output().expect("the binary runs")
+}
+
+const GOOD: &str = r#"
+[simulation]
+duration = 0.05
+frame_rate = 100.0
+
+[[body]]
+name = "sheet"
+kind = "shell"
+mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }
+density = 0.1
+stretching = 50.0
+bending = 0.001
+stretch_damping = 0.001
+fixed = [20, 24]
+"#;
+
+/// Writes `text` as `scene.toml` (plus any extra files) in a fresh directory.
+fn scene_dir(text: &str, extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.toml");
+    fs::write(&path, text).unwrap();
+    for (name, content) in extra {
+        fs::write(dir.path().join(name), content).unwrap();
+    }
+    (dir, path)
+}
+
+/// Runs a bad scene and checks exit code 2, that stderr names the file and `needle`, and that no
+/// output directory was created.
+fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) {
+    let (dir, path) = scene_dir(text, extra);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "expected exit 2 for {needle:?}; stderr: {stderr}");
+    assert!(stderr.contains("scene.toml"), "message names the file: {stderr}");
+    assert!(stderr.contains(needle), "message names {needle:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+    assert!(!out.exists(), "nothing written for bad input");
+}
+
+#[test]
+fn unknown_key_is_named() {
+    refuses(&GOOD.replace("density = 0.1", "density = 0.1\ndensty = 3.0"), &[], "densty");
+}
+
+#[test]
+fn wrong_type_is_named_with_its_line() {
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = \"stiff\""), &[], "line 11");
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = \"stiff\""), &[], "stretching");
+}
+
+#[test]
+fn missing_mesh_file_is_named() {
+    refuses(&GOOD.replace(r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#, r#"mesh = "nowhere.obj""#), &[], "nowhere.obj");
+}
+
+#[test]
+fn non_triangle_face_is_refused() {
+    let scene = GOOD
+        .replace(r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#, r#"mesh = "quad.obj""#)
+        .replace("fixed = [20, 24]", "fixed = [0]");
+    refuses(&scene, &[("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")], "face 0 has 4 vertices");
+}
+
+#[test]
+fn degenerate_triangle_is_refused() {
+    let scene = GOOD
+        .replace(r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#, r#"mesh = "flat.obj""#)
+        .replace("fixed = [20, 24]", "fixed = [0]");
+    refuses(&scene, &[("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n")], "degenerate");
+}
+
+#[test]
+fn non_physical_parameters_are_refused() {
+    refuses(&GOOD.replace("density = 0.1", "density = 0.0"), &[], "density");
+    refuses(&GOOD.replace("density = 0.1", "density = -2.0"), &[], "density");
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = -1.0"), &[], "stretching");
+    refuses(&GOOD.replace("bending = 0.001", "bending = -0.001"), &[], "bending");
+}
+
+#[test]
+fn fixed_index_out_of_range_is_refused() {
+    refuses(&GOOD.replace("fixed = [20, 24]", "fixed = [20, 25]"), &[], "fixed[1]");
+}
+
+#[test]
+fn nan_in_a_vector_is_refused() {
+    refuses(&GOOD.replace("fixed = [20, 24]", "fixed = [20, 24]\nvelocity = [0.0, nan, 0.0]"), &[], "velocity");
+}
+
+#[test]
+fn non_positive_duration_is_refused() {
+    refuses(&GOOD.replace("duration = 0.05", "duration = 0.0"), &[], "duration");
+    refuses(&GOOD.replace("duration = 0.05", "duration = -1.0"), &[], "duration");
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--duration", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--duration"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn unknown_scene_name_lists_the_built_ins() {
+    let o = avicontact(&["info", "no-such-scene"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hanging-cloth"));
+}
+
+fn read_all(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for sub in ["", "frames", "particles"] {
+        let d = dir.join(sub);
+        if !d.is_dir() {
+            continue;
+        }
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let mut bytes = fs::read(&p).unwrap();
+                if p.file_name().unwrap() == "summary.json" {
+                    // wall-clock fields are the only non-deterministic content
+                    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                    v["wall_seconds"] = serde_json::Value::Null;
+                    v["events_per_second"] = serde_json::Value::Null;
+                    bytes = v.to_string().into_bytes();
+                }
+                files.push((p.strip_prefix(dir).unwrap().display().to_string(), bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn law6_two_runs_give_byte_identical_outputs() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let out = dir.path().join(name);
+            let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            read_all(&out)
+        })
+        .collect();
+    assert!(runs[0].len() >= 7, "frames, stats.csv and summary.json were written: {:?}", runs[0].iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn a_run_writes_the_contracted_files() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats = fs::read_to_string(out.join("stats.csv")).unwrap();
+    let header = stats.lines().next().unwrap();
+    assert!(header.starts_with("time,kinetic,potential,total,"));
+    for column in ["momentum_x", "momentum_y", "momentum_z", "angular_x", "angular_y", "angular_z", "events"] {
+        assert!(header.split(',').any(|c| c == column), "{column} in {header}");
+    }
+    assert_eq!(stats.lines().count(), 1 + 6, "frames at 0, 0.01, …, 0.05 s");
+    let frame = fs::read_to_string(out.join("frames/frame_00005.obj")).unwrap();
+    assert!(frame.starts_with("o sheet\n"));
+    assert_eq!(frame.lines().filter(|l| l.starts_with("v ")).count(), 25);
+    assert_eq!(frame.lines().filter(|l| l.starts_with("f ")).count(), 32);
+    let summary: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "completed");
+    assert!(summary["events_by_kind"]["membrane"].as_u64().unwrap() > 0);
+    assert!(summary["events_by_kind"]["hinge"].as_u64().unwrap() > 0);
+    assert!(summary["events_by_kind"]["membrane_damping"].as_u64().unwrap() > 0);
+
+    let o = avicontact(&["plot", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["energy.png", "energy.svg", "momentum.png", "momentum.svg"] {
+        assert!(fs::metadata(out.join(f)).unwrap().len() > 1000, "{f}");
+    }
+}
+
+#[test]
+fn info_lists_bodies_and_periods() {
+    let o = avicontact(&["info", "spinning-shell"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("shell") && text.contains("membrane") && text.contains("hinge") && text.contains("period"), "{text}");
+}
+
+#[test]
+fn every_built_in_scene_loads() {
+    for name in ["hanging-cloth", "spinning-shell", "fpu-chain"] {
+        let o = avicontact(&["info", name]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
