@@ -25,6 +25,12 @@ pub enum SimulationError {
         /// What is wrong and what to use.
         message: String,
     },
+    /// Positions or velocities became non-finite: a clock period is too long for its potential.
+    /// Cannot continue.
+    Diverged {
+        /// The frame time at which it was noticed, s.
+        time: f64,
+    },
     /// The event queue refused a request (a broken engine invariant). Cannot continue.
     Queue(QueueError),
     /// An observer failed (e.g. a full disk). The trajectory is intact; the run stops.
@@ -48,6 +54,11 @@ impl fmt::Display for SimulationError {
                  (check its stiffness and the masses of its vertices, or set the period explicitly)"
             ),
             SimulationError::BadParameter { name, message } => write!(f, "`{name}`: {message}"),
+            SimulationError::Diverged { time } => write!(
+                f,
+                "the simulation diverged before t = {time} s (non-finite energy): a clock period is too long for its \
+                 potential; lower [simulation] safety_factor or the explicit periods"
+            ),
             SimulationError::Queue(e) => write!(f, "event queue: {e}"),
             SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),
         }

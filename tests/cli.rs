@@ -206,3 +206,42 @@ fn every_built_in_scene_loads() {
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+#[test]
+fn a_diverging_run_exits_1_and_keeps_what_it_wrote() {
+    // a membrane period far beyond its stability limit: the run blows up after a few frames
+    let scene = GOOD.replace("duration = 0.05", "duration = 2.0").replace("stretching = 50.0", "stretching = 50.0\nstretch_period = 0.02");
+    let (dir, path) = scene_dir(&scene, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("diverged"), "{stderr}");
+    assert!(out.join("frames/frame_00000.obj").is_file(), "frames written before the failure stay");
+    let summary: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "failed");
+    assert!(summary["error"].as_str().unwrap().contains("diverged"));
+    let rows = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
+    assert_eq!(rows as u64, summary["frames"].as_u64().unwrap(), "stats.csv has a row for every written frame");
+}
+
+#[test]
+fn scripted_vertices_follow_their_path() {
+    let scene = GOOD.replace(
+        "fixed = [20, 24]",
+        "fixed = [20]\n[[body.scripted]]\nvertices = [24]\nvelocity = [0.0, 1.0, 0.0]\nstart = 0.01\nstop = 0.03",
+    );
+    let (dir, path) = scene_dir(&scene, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let y_of_24 = |frame: u32| -> f64 {
+        let text = fs::read_to_string(out.join(format!("frames/frame_{frame:05}.obj"))).unwrap();
+        let v: Vec<&str> = text.lines().filter(|l| l.starts_with("v ")).collect();
+        v[24].split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let y0 = y_of_24(0);
+    assert!((y_of_24(1) - y0).abs() < 1e-15, "at rest before start");
+    assert!((y_of_24(2) - y0 - 0.01).abs() < 1e-12, "moving at 1 m/s");
+    assert!((y_of_24(5) - y0 - 0.02).abs() < 1e-12, "stopped after 0.02 s of motion");
+}

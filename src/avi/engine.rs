@@ -257,6 +257,9 @@ impl AviEngine {
         self.snapshot
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
         let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
+            return Err(SimulationError::Diverged { time: t.seconds() });
+        }
         let frame = Frame { index, time: t, positions: &self.snapshot, model, stats };
         let result = observer.on_frame(&frame);
         self.frame_clock.advance();
