@@ -90,13 +90,18 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
         }
         s.parameters.duration = d;
     }
+    let backend_flag_given = backend.is_some();
     let backend = match backend.as_deref() {
         Some("sync") => Backend::Sync,
         Some(_) => Backend::Avi,
         None => s.backend,
     };
     if backend == Backend::Sync {
-        return bad_input("the synchronous backend (--backend sync) is not available yet; use --backend avi");
+        return bad_input(format!(
+            "{}: the synchronous backend is not available yet (asked for by {}); use the AVI backend",
+            s.path.as_ref().map_or(s.name.clone(), |p| p.display().to_string()),
+            if backend_flag_given { "--backend sync" } else { "[simulation] backend = \"sync\"" }
+        ));
     }
     let (name, duration) = (s.name.clone(), s.parameters.duration);
     // Build everything before touching the output directory: bad input writes nothing.
@@ -106,10 +111,7 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
     };
     let mut writer = match FrameWriter::create(out, sim.model()) {
         Ok(w) => w,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return bad_input(format!("--out: {e}")),
     };
     let mut progress = Progress::new(duration, quiet);
     let result = sim.run(&mut (&mut writer, &mut progress));

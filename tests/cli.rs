@@ -71,7 +71,7 @@ fn non_triangle_face_is_refused() {
     let scene = GOOD
         .replace(r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#, r#"mesh = "quad.obj""#)
         .replace("fixed = [20, 24]", "fixed = [0]");
-    refuses(&scene, &[("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")], "face 0 has 4 vertices");
+    refuses(&scene, &[("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")], "a face with 4 vertices");
 }
 
 #[test]
@@ -244,4 +244,15 @@ fn scripted_vertices_follow_their_path() {
     assert!((y_of_24(1) - y0).abs() < 1e-15, "at rest before start");
     assert!((y_of_24(2) - y0 - 0.01).abs() < 1e-12, "moving at 1 m/s");
     assert!((y_of_24(5) - y0 - 0.02).abs() < 1e-12, "stopped after 0.02 s of motion");
+}
+
+#[test]
+fn keys_that_do_not_apply_to_the_kind_are_refused() {
+    refuses(&GOOD.replace("density = 0.1", "density = 0.1\nspring_stiffness = [1.0]"), &[], "spring_stiffness");
+}
+
+#[test]
+fn sync_section_is_checked_and_the_sync_backend_is_refused_clearly() {
+    refuses(&format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"), &[], "sync.integrator");
+    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 100.0\nbackend = \"sync\""), &[], "backend = \"sync\"");
 }

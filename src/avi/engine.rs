@@ -59,6 +59,7 @@ pub struct AviEngine {
     forces: SlotMap<ForceId, Force>,
     queue: EventQueue<EventKey>,
     frame_clock: Clock,
+    frame_rate: Real,
     frame_slot: usize,
     counters: Counters,
     dissipated: Real,
@@ -108,7 +109,7 @@ impl AviEngine {
         // smallest stable period of the elastic potentials that share a vertex with it.
         let mut vertex_limit = vec![Real::INFINITY; model.vertices.len()];
         for (spec, period) in specs.iter().zip(&periods) {
-            if let (false, PeriodChoice::Stable, Some(h)) = (spec.potential.is_dissipative(), spec.period, period) {
+            if let (false, Some(h)) = (spec.potential.is_dissipative(), period) {
                 for v in spec.potential.stencil() {
                     vertex_limit[v.index()] = vertex_limit[v.index()].min(*h);
                 }
@@ -136,6 +137,7 @@ impl AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
             queue: EventQueue::with_capacity(specs.len() + 1),
             frame_clock: Clock::new(frame_period),
+            frame_rate: 1.0 / frame_period,
             frame_slot: 0,
             counters: Counters::default(),
             dissipated: 0.0,
@@ -263,7 +265,10 @@ impl AviEngine {
         let frame = Frame { index, time: t, positions: &self.snapshot, model, stats };
         let result = observer.on_frame(&frame);
         self.frame_clock.advance();
-        self.queue.schedule(EventKey::Frame, self.frame_clock.time_of(self.frame_clock.ticks()))?;
+        // Frame k is at k / frame_rate (a division, exact whenever k / rate is representable, so
+        // a frame due at the end of the run is not lost to the round-off of k · (1 / rate)).
+        let next = Time::new(self.frame_clock.ticks() as Real / self.frame_rate).expect("finite frame time");
+        self.queue.schedule(EventKey::Frame, next)?;
         result.map_err(SimulationError::Observer)?;
         Ok(EventRecord {
             time: t,

@@ -8,7 +8,7 @@ mod obj;
 mod topology;
 
 pub use generators::{box_surface, cylinder, grid, icosphere, line, ribbon, GeneratorError};
-pub use obj::{read_obj, ObjError};
+pub use obj::{parse_obj, read_obj, ObjError};
 pub use topology::{edges, hinges, HingeStencil};
 
 use crate::math::{Real, Vec3};

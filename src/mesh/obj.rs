@@ -1,28 +1,35 @@
-//! Wavefront OBJ input through `tobj`, with the checks a simulator needs on top: triangles only,
-//! finite coordinates, indices in range. All groups of the file are merged into one mesh.
+//! Wavefront OBJ input: `v` and `f` lines, with errors that give the line.
+//!
+//! Written here rather than taken from `tobj` because a simulator needs the file's own vertex
+//! numbering (scene keys such as `fixed` refer to it) and one connected mesh across groups:
+//! `tobj` renumbers vertices by first use in each group and splits groups into separate meshes.
+//! Normals, texture coordinates, groups, materials and smoothing are ignored; vertex `k` of the
+//! file (the k-th `v` line, from 0) is vertex `k` of the mesh.
 
 use super::TriMesh;
 use crate::math::Vec3;
 use std::fmt;
 use std::path::Path;
 
-/// Why an OBJ file could not be used. Paths are added by the caller (`scene/`).
+/// Why an OBJ file could not be used. The path is added by the caller (`scene/`).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ObjError {
-    /// The file could not be opened or parsed.
+    /// The file could not be read.
     Unreadable(String),
+    /// A line that is not valid OBJ.
+    Malformed {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A face with other than three vertices.
     NotTriangle {
-        /// Zero-based face index over the whole file.
-        face: usize,
+        /// 1-based line number.
+        line: usize,
         /// Its vertex count.
-        arity: u32,
-    },
-    /// A vertex coordinate that is NaN or infinite.
-    NonFinite {
-        /// Zero-based vertex index.
-        vertex: usize,
+        arity: usize,
     },
     /// The file has no faces.
     Empty,
@@ -31,12 +38,12 @@ pub enum ObjError {
 impl fmt::Display for ObjError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ObjError::Unreadable(e) => write!(f, "cannot read the OBJ file ({e}); check the path and that it is a text OBJ"),
-            ObjError::NotTriangle { face, arity } => write!(
+            ObjError::Unreadable(e) => write!(f, "cannot read the OBJ file ({e}); check the path"),
+            ObjError::Malformed { line, message } => write!(f, "line {line}: {message}"),
+            ObjError::NotTriangle { line, arity } => write!(
                 f,
-                "face {face} has {arity} vertices; avicontact needs triangles only: triangulate the mesh before export"
+                "line {line}: a face with {arity} vertices; avicontact needs triangles only: triangulate the mesh before export"
             ),
-            ObjError::NonFinite { vertex } => write!(f, "vertex {vertex} has a NaN or infinite coordinate"),
             ObjError::Empty => write!(f, "the file has no faces; a body needs at least one triangle"),
         }
     }
@@ -46,27 +53,57 @@ impl std::error::Error for ObjError {}
 
 /// Reads a triangle mesh from an OBJ file.
 pub fn read_obj(path: &Path) -> Result<TriMesh, ObjError> {
-    let options = tobj::LoadOptions { single_index: true, triangulate: false, ..Default::default() };
-    let (models, _materials) = tobj::load_obj(path, &options).map_err(|e| ObjError::Unreadable(e.to_string()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| ObjError::Unreadable(e.to_string()))?;
+    parse_obj(&text)
+}
+
+/// Parses OBJ text (see the module docs for what is read).
+pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
     let mut mesh = TriMesh::default();
-    let mut face = 0usize;
-    for model in models {
-        let m = model.mesh;
-        let offset = mesh.positions.len() as u32;
-        for (k, p) in m.positions.chunks_exact(3).enumerate() {
-            let v = Vec3::new(p[0], p[1], p[2]);
-            if !v.iter().all(|c| c.is_finite()) {
-                return Err(ObjError::NonFinite { vertex: offset as usize + k });
+    let mut faces: Vec<(usize, [i64; 3])> = Vec::new();
+    for (k, raw) in text.lines().enumerate() {
+        let line = k + 1;
+        let malformed = |message: String| ObjError::Malformed { line, message };
+        let mut words = raw.split('#').next().unwrap_or("").split_whitespace();
+        match words.next() {
+            Some("v") => {
+                let c: Vec<f64> = words
+                    .by_ref()
+                    .take(3)
+                    .map(|w| w.parse::<f64>().map_err(|_| malformed(format!("`{w}` is not a number"))))
+                    .collect::<Result<_, _>>()?;
+                if c.len() < 3 {
+                    return Err(malformed("a vertex needs three coordinates".into()));
+                }
+                if c.iter().any(|x| !x.is_finite()) {
+                    return Err(malformed(format!("vertex {} has a NaN or infinite coordinate", mesh.positions.len())));
+                }
+                mesh.positions.push(Vec3::new(c[0], c[1], c[2]));
             }
-            mesh.positions.push(v);
+            Some("f") => {
+                let refs: Vec<i64> = words
+                    .map(|w| {
+                        let v = w.split('/').next().unwrap_or("");
+                        v.parse::<i64>().map_err(|_| malformed(format!("`{w}` is not a vertex reference")))
+                    })
+                    .collect::<Result<_, _>>()?;
+                if refs.len() != 3 {
+                    return Err(ObjError::NotTriangle { line, arity: refs.len() });
+                }
+                // negative references count back from the vertices read so far
+                let n = mesh.positions.len() as i64;
+                let resolved = [0, 1, 2].map(|i| if refs[i] < 0 { n + refs[i] + 1 } else { refs[i] });
+                faces.push((line, resolved));
+            }
+            _ => {}
         }
-        if let Some(k) = m.face_arities.iter().position(|&a| a != 3) {
-            return Err(ObjError::NotTriangle { face: face + k, arity: m.face_arities[k] });
+    }
+    let n = mesh.positions.len() as i64;
+    for (line, f) in faces {
+        if let Some(bad) = f.iter().find(|&&r| r < 1 || r > n) {
+            return Err(ObjError::Malformed { line, message: format!("vertex {bad} does not exist (the file has {n} vertices)") });
         }
-        for t in m.indices.chunks_exact(3) {
-            mesh.triangles.push([t[0] + offset, t[1] + offset, t[2] + offset]);
-            face += 1;
-        }
+        mesh.triangles.push(f.map(|r| (r - 1) as u32));
     }
     if mesh.triangles.is_empty() {
         return Err(ObjError::Empty);
@@ -77,23 +114,22 @@ pub fn read_obj(path: &Path) -> Result<TriMesh, ObjError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
-    fn write(text: &str) -> tempfile::NamedTempFile {
-        let mut f = tempfile::Builder::new().suffix(".obj").tempfile().unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f
+    #[test]
+    fn keeps_file_numbering_across_groups() {
+        let text = "# two groups share vertex 2\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\no a\nf 1/1/1 2//2 3\no b\nf 2 4 -2\n";
+        let m = parse_obj(text).unwrap();
+        assert_eq!(m.positions.len(), 4);
+        assert_eq!(m.triangles, vec![[0, 1, 2], [1, 3, 2]]);
     }
 
     #[test]
-    fn reads_triangles_and_refuses_quads_and_nan() {
-        let ok = write("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n");
-        let m = read_obj(ok.path()).unwrap();
-        assert_eq!((m.positions.len(), m.triangles.len()), (4, 2));
-        let quad = write("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 2 3 4\n");
-        assert_eq!(read_obj(quad.path()), Err(ObjError::NotTriangle { face: 1, arity: 4 }));
-        let nan = write("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n");
-        assert!(matches!(read_obj(nan.path()), Err(ObjError::NonFinite { vertex: 1 }) | Err(ObjError::Unreadable(_))));
+    fn errors_give_the_line() {
+        assert_eq!(parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"), Err(ObjError::NotTriangle { line: 5, arity: 4 }));
+        assert!(matches!(parse_obj("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), Err(ObjError::Malformed { line: 2, .. })));
+        assert!(matches!(parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), Err(ObjError::Malformed { line: 4, .. })));
+        assert!(matches!(parse_obj("v 0 0 x\n"), Err(ObjError::Malformed { line: 1, .. })));
+        assert_eq!(parse_obj("v 0 0 0\n"), Err(ObjError::Empty));
         assert!(matches!(read_obj(Path::new("/nonexistent/x.obj")), Err(ObjError::Unreadable(_))));
     }
 }

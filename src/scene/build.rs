@@ -89,6 +89,9 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             "{file}: [contact] is checked but not simulated yet: bodies do not collide in this version (penalty layers arrive with the contact issue)"
         ));
     }
+    if let Some(sync) = &raw.sync {
+        check_sync(&ctx, sync)?;
+    }
     if raw.bodies.is_empty() {
         return Err(ctx.err("body", "the scene has no [[body]]; add at least one body"));
     }
@@ -109,6 +112,29 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         safety_factor: sim.safety_factor,
     };
     Ok(Scene { name, path: None, model, forces, parameters, backend, warnings })
+}
+
+fn check_sync(ctx: &Ctx, s: &schema::SyncSection) -> Result<(), SceneError> {
+    const INTEGRATORS: [&str; 9] =
+        ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search", "blend", "sdirk2", "tr-bdf2"];
+    if let Some(name) = &s.integrator {
+        if !INTEGRATORS.contains(&name.as_str()) {
+            return Err(ctx.err("sync.integrator", format!("unknown integrator \"{name}\"; use one of {}", INTEGRATORS.join(", "))));
+        }
+    }
+    if s.timestep.is_some() {
+        ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
+    }
+    if s.barrier_distance.is_some() {
+        ctx.positive("sync", "barrier_distance", s.barrier_distance, "the IPC barrier distance d̂ is in metres")?;
+    }
+    if let Some(target) = &s.energy_target {
+        if target.decay_half_life.is_some() {
+            ctx.positive("sync.energy_target", "decay_half_life", target.decay_half_life, "the half-life is in seconds")?;
+        }
+        ctx.non_negative("sync.energy_target", "start", target.start, "the start time is in seconds")?;
+    }
+    Ok(())
 }
 
 fn check_contact(ctx: &Ctx, c: &schema::ContactSection) -> Result<(), SceneError> {
@@ -137,6 +163,7 @@ fn build_body(
     model: &mut Model,
     forces: &mut Vec<ForceSpec>,
 ) -> Result<(), SceneError> {
+    check_keys_apply(ctx, place, b)?;
     let velocity = ctx.finite_vec(place, "velocity", b.velocity)?;
     let spin = ctx.finite_vec(place, "angular_velocity", b.angular_velocity)?;
     let (kind, positions, masses, mut velocities) = match b.kind.as_str() {
@@ -252,7 +279,8 @@ fn build_body(
         .collect();
     if gravity != Vec3::zeros() && !free.is_empty() {
         let m = free.iter().map(|&v| model.vertices.mass(v)).collect();
-        forces.push(ForceSpec { potential: Box::new(Gravity::new(free.iter().copied(), m, gravity)), period: PeriodChoice::Stable });
+        let period = common_period.map_or(PeriodChoice::Stable, PeriodChoice::Fixed);
+        forces.push(ForceSpec { potential: Box::new(Gravity::new(free.iter().copied(), m, gravity)), period });
     }
     let body = &model.bodies[body_id];
     match &body.kind {
@@ -308,8 +336,11 @@ fn build_body(
                     return Err(ctx.err(format!("{place}.{key}"), format!("must be a non-empty list of finite numbers ≥ 0, got {list:?}")));
                 }
             }
-            if stiffness.iter().zip(quartic.iter().cycle()).all(|(k, q)| *k == 0.0 && *q == 0.0) {
-                return Err(ctx.err(format!("{place}.spring_stiffness"), "all springs have zero stiffness; give at least one positive stiffness"));
+            if let Some(e) = (0..edges.len()).find(|e| stiffness[e % stiffness.len()] == 0.0 && quartic[e % quartic.len()] == 0.0) {
+                return Err(ctx.err(
+                    format!("{place}.spring_stiffness"),
+                    format!("spring {e} has zero linear and zero quartic stiffness; every spring needs one of them > 0"),
+                ));
             }
             let damping = ctx.non_negative(place, "spring_damping", b.spring_damping, "damping coefficients are ≥ 0")?;
             let period = ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
@@ -328,6 +359,57 @@ fn build_body(
         _ => {}
     }
     Ok(())
+}
+
+/// Refuses keys that mean nothing for the body's kind (a typo trap otherwise: a `bending` on a
+/// chain would be silently ignored).
+fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), SceneError> {
+    let set: [(&str, bool); 23] = [
+        ("mesh", b.mesh.is_some()),
+        ("density", b.density.is_some()),
+        ("stretching", b.stretching.is_some()),
+        ("poisson_ratio", b.poisson_ratio.is_some()),
+        ("bending", b.bending.is_some()),
+        ("stretch_damping", b.stretch_damping.is_some()),
+        ("bend_damping", b.bend_damping.is_some()),
+        ("velocity", b.velocity != [0.0; 3]),
+        ("angular_velocity", b.angular_velocity != [0.0; 3]),
+        ("velocities", b.velocities.is_some()),
+        ("fixed", !b.fixed.is_empty()),
+        ("scripted", !b.scripted.is_empty()),
+        ("material", b.material.is_some()),
+        ("youngs_modulus", b.youngs_modulus.is_some()),
+        ("radius", b.radius.is_some()),
+        ("mass", b.mass.is_some()),
+        ("positions", b.positions.is_some()),
+        ("spring_stiffness", b.spring_stiffness.is_some()),
+        ("spring_quartic", b.spring_quartic.is_some()),
+        ("spring_damping", b.spring_damping.is_some()),
+        ("stretch_period", b.stretch_period.is_some()),
+        ("bend_period", b.bend_period.is_some()),
+        ("damping_period", b.damping_period.is_some()),
+    ];
+    let motion = ["velocity", "angular_velocity", "velocities", "fixed", "scripted"];
+    let allowed: Vec<&str> = match b.kind.as_str() {
+        "shell" => [
+            &["mesh", "density", "stretching", "poisson_ratio", "bending", "stretch_damping", "bend_damping"][..],
+            &["stretch_period", "bend_period", "damping_period"],
+            &motion,
+        ]
+        .concat(),
+        "chain" => [&["mesh", "mass", "spring_stiffness", "spring_quartic", "spring_damping", "stretch_period", "damping_period"][..], &motion].concat(),
+        "particles" => [&["radius", "mass", "positions"][..], &motion].concat(),
+        "obstacle" => vec!["mesh", "scripted"],
+        "solid" => vec!["mesh", "density", "material", "youngs_modulus", "poisson_ratio", "velocity", "angular_velocity", "fixed", "scripted"],
+        _ => return Ok(()), // the kind itself is refused with its own message
+    };
+    match set.iter().find(|(key, present)| *present && !allowed.contains(key)) {
+        Some((key, _)) => Err(ctx.err(
+            format!("{place}.{key}"),
+            format!("does not apply to a body of kind \"{}\"; remove it (keys for this kind: {})", b.kind, allowed.join(", ")),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn index_in_range(ctx: &Ctx, place: &str, i: i64, n: usize) -> Result<u32, SceneError> {
