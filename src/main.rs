@@ -57,7 +57,13 @@ fn bad_input(message: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run { scene, out, duration, backend, quiet } => run(&scene, &out, duration, backend, quiet),
+        Command::Run {
+            scene,
+            out,
+            duration,
+            backend,
+            quiet,
+        } => run(&scene, &out, duration, backend, quiet),
         Command::Info { scene } => info(&scene),
         Command::Plot { dir } => match plot_run(&dir) {
             Ok(files) => {
@@ -79,14 +85,22 @@ fn load(scene: &str) -> Result<Scene, ExitCode> {
     Ok(s)
 }
 
-fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Option<String>, quiet: bool) -> ExitCode {
+fn run(
+    scene: &str,
+    out: &std::path::Path,
+    duration: Option<f64>,
+    backend: Option<String>,
+    quiet: bool,
+) -> ExitCode {
     let mut s = match load(scene) {
         Ok(s) => s,
         Err(code) => return code,
     };
     if let Some(d) = duration {
         if !(d.is_finite() && d > 0.0) {
-            return bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}"));
+            return bad_input(format!(
+                "--duration: must be a finite number of seconds > 0, got {d}"
+            ));
         }
         s.parameters.duration = d;
     }
@@ -120,7 +134,11 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
     let summary = Summary {
         scene: name,
         backend: "avi",
-        status: if result.is_ok() { RunStatus::Completed } else { RunStatus::Failed },
+        status: if result.is_ok() {
+            RunStatus::Completed
+        } else {
+            RunStatus::Failed
+        },
         error: result.as_ref().err().map(|e| e.to_string()),
         duration,
         simulated_time: sim.now().seconds(),
@@ -151,7 +169,10 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
-            eprintln!("error: the run stopped at t = {} s: {e}", summary.simulated_time);
+            eprintln!(
+                "error: the run stopped at t = {} s: {e}",
+                summary.simulated_time
+            );
             ExitCode::from(1)
         }
         (Ok(()), Err(e)) => {
@@ -172,11 +193,31 @@ fn info(scene: &str) -> ExitCode {
         Ok(sim) => sim,
         Err(e) => return bad_input(format!("{name}: {e}")),
     };
-    println!("scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}", params.duration, params.frame_rate, params.gravity.as_slice(), params.safety_factor);
+    println!(
+        "scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}",
+        params.duration,
+        params.frame_rate,
+        params.gravity.as_slice(),
+        params.safety_factor
+    );
     println!("bodies:");
     for b in model.bodies.values() {
-        let held = b.vertices.clone().filter(|&i| !model.vertices.effective_mass(avicontact::ids::VertexId(i)).is_finite()).count();
-        let mass: f64 = b.vertices.clone().map(|i| model.vertices.mass(avicontact::ids::VertexId(i))).filter(|m| m.is_finite()).sum();
+        let held = b
+            .vertices
+            .clone()
+            .filter(|&i| {
+                !model
+                    .vertices
+                    .effective_mass(avicontact::ids::VertexId(i))
+                    .is_finite()
+            })
+            .count();
+        let mass: f64 = b
+            .vertices
+            .clone()
+            .map(|i| model.vertices.mass(avicontact::ids::VertexId(i)))
+            .filter(|m| m.is_finite())
+            .sum();
         println!(
             "  {:<16} {:<9} {:>7} vertices {:>7} triangles {:>6} held/scripted  mass {:.4e} kg",
             b.name,

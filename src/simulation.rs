@@ -31,7 +31,12 @@ pub struct SimulationParameters {
 
 impl Default for SimulationParameters {
     fn default() -> Self {
-        SimulationParameters { duration: 1.0, frame_rate: 60.0, gravity: Vec3::new(0.0, 0.0, -9.8), safety_factor: 0.5 }
+        SimulationParameters {
+            duration: 1.0,
+            frame_rate: 60.0,
+            gravity: Vec3::new(0.0, 0.0, -9.8),
+            safety_factor: 0.5,
+        }
     }
 }
 
@@ -46,15 +51,31 @@ pub struct Simulation {
 impl Simulation {
     /// Puts `forces` on clocks (see [`PeriodChoice`](crate::avi::PeriodChoice)) and schedules the
     /// first frame at t = 0.
-    pub fn new(model: Model, forces: Vec<ForceSpec>, parameters: SimulationParameters) -> Result<Self, SimulationError> {
+    pub fn new(
+        model: Model,
+        forces: Vec<ForceSpec>,
+        parameters: SimulationParameters,
+    ) -> Result<Self, SimulationError> {
         if !(parameters.duration.is_finite() && parameters.duration > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "duration",
-                message: format!("must be a finite number of seconds > 0, got {}", parameters.duration),
+                message: format!(
+                    "must be a finite number of seconds > 0, got {}",
+                    parameters.duration
+                ),
             });
         }
-        let engine = AviEngine::new(&model, forces, parameters.safety_factor, 1.0 / parameters.frame_rate)?;
-        Ok(Simulation { model, engine, parameters })
+        let engine = AviEngine::new(
+            &model,
+            forces,
+            parameters.safety_factor,
+            1.0 / parameters.frame_rate,
+        )?;
+        Ok(Simulation {
+            model,
+            engine,
+            parameters,
+        })
     }
 
     /// The model (vertex positions are each at their own `t_last`).
@@ -83,12 +104,19 @@ impl Simulation {
     }
 
     /// Processes exactly one event, whatever its time.
-    pub fn step_event<O: Observer + ?Sized>(&mut self, observer: &mut O) -> Result<Option<EventRecord>, SimulationError> {
+    pub fn step_event<O: Observer + ?Sized>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<Option<EventRecord>, SimulationError> {
         self.engine.step(&mut self.model, observer)
     }
 
     /// Processes every event at or before `t` (s).
-    pub fn advance_to<O: Observer + ?Sized>(&mut self, t: Real, observer: &mut O) -> Result<(), SimulationError> {
+    pub fn advance_to<O: Observer + ?Sized>(
+        &mut self,
+        t: Real,
+        observer: &mut O,
+    ) -> Result<(), SimulationError> {
         let start = Instant::now();
         let result = (|| {
             while let Some(next) = self.engine.next_time() {

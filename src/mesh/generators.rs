@@ -30,7 +30,10 @@ fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(GeneratorError { key, message: format!("must be a finite number > 0, got {value}") })
+        Err(GeneratorError {
+            key,
+            message: format!("must be a finite number > 0, got {value}"),
+        })
     }
 }
 
@@ -38,7 +41,10 @@ fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorErro
     if value >= min {
         Ok(())
     } else {
-        Err(GeneratorError { key, message: format!("must be at least {min}, got {value}") })
+        Err(GeneratorError {
+            key,
+            message: format!("must be at least {min}, got {value}"),
+        })
     }
 }
 
@@ -73,7 +79,10 @@ pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorE
             }
         }
     }
-    Ok(TriMesh { positions, triangles })
+    Ok(TriMesh {
+        positions,
+        triangles,
+    })
 }
 
 /// A sphere of `radius` centred at the origin: an icosahedron subdivided `subdivisions` times,
@@ -88,18 +97,43 @@ pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorEr
     }
     let p = (1.0 + 5f64.sqrt()) / 2.0;
     let mut positions: Vec<Vec3> = [
-        [-1.0, p, 0.0], [1.0, p, 0.0], [-1.0, -p, 0.0], [1.0, -p, 0.0],
-        [0.0, -1.0, p], [0.0, 1.0, p], [0.0, -1.0, -p], [0.0, 1.0, -p],
-        [p, 0.0, -1.0], [p, 0.0, 1.0], [-p, 0.0, -1.0], [-p, 0.0, 1.0],
+        [-1.0, p, 0.0],
+        [1.0, p, 0.0],
+        [-1.0, -p, 0.0],
+        [1.0, -p, 0.0],
+        [0.0, -1.0, p],
+        [0.0, 1.0, p],
+        [0.0, -1.0, -p],
+        [0.0, 1.0, -p],
+        [p, 0.0, -1.0],
+        [p, 0.0, 1.0],
+        [-p, 0.0, -1.0],
+        [-p, 0.0, 1.0],
     ]
     .iter()
     .map(|v| Vec3::from(*v).normalize())
     .collect();
     let mut triangles: Vec<[u32; 3]> = vec![
-        [0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11],
-        [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8],
-        [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9],
-        [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1],
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
     ];
     for _ in 0..subdivisions {
         let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
@@ -121,7 +155,10 @@ pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorEr
     for x in &mut positions {
         *x *= radius;
     }
-    Ok(TriMesh { positions, triangles })
+    Ok(TriMesh {
+        positions,
+        triangles,
+    })
 }
 
 /// The closed surface of an axis-aligned box of `size = [x, y, z]` centred at the origin, each
@@ -137,7 +174,14 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
     let mut index: HashMap<[i64; 3], u32> = HashMap::new();
     let mut triangles = Vec::new();
     // Each face: the axis it faces along, its sign, and two in-face axes (u, v) with u × v = normal.
-    let faces = [(0, 1.0, 1, 2), (0, -1.0, 2, 1), (1, 1.0, 2, 0), (1, -1.0, 0, 2), (2, 1.0, 0, 1), (2, -1.0, 1, 0)];
+    let faces = [
+        (0, 1.0, 1, 2),
+        (0, -1.0, 2, 1),
+        (1, 1.0, 2, 0),
+        (1, -1.0, 0, 2),
+        (2, 1.0, 0, 1),
+        (2, -1.0, 1, 0),
+    ];
     for (axis, sign, u, v) in faces {
         let mut id = |i: u32, j: u32| -> u32 {
             // integer lattice coordinates make shared edge vertices coincide exactly
@@ -159,7 +203,10 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
             }
         }
     }
-    Ok(TriMesh { positions, triangles })
+    Ok(TriMesh {
+        positions,
+        triangles,
+    })
 }
 
 /// A closed cylinder along z centred at the origin: `segments` around, capped at both ends by a
@@ -187,7 +234,10 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
         triangles.push([bottom, k1, k]);
         triangles.push([top, s + k, s + k1]);
     }
-    Ok(TriMesh { positions, triangles })
+    Ok(TriMesh {
+        positions,
+        triangles,
+    })
 }
 
 /// A strip of `width` swept along the polyline `path`, resampled into `segments` pieces of equal
@@ -198,7 +248,11 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
     at_least("segments", segments, 1)?;
     let centre = resample(path, segments)?;
     let tangent = |k: usize| -> Vec3 {
-        let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
+        let (a, b) = if k + 1 < centre.len() {
+            (k, k + 1)
+        } else {
+            (k - 1, k)
+        };
         (centre[b] - centre[a]).normalize()
     };
     // initial side: perpendicular to the first tangent, as close to +z × tangent as possible
@@ -216,7 +270,8 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
         let axis = previous.cross(&t);
         if axis.norm() > 1e-12 {
             let angle = previous.dot(&t).clamp(-1.0, 1.0).acos();
-            let r = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
+            let r =
+                nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
             side = (r * side).normalize();
         }
         previous = t;
@@ -229,7 +284,10 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
         triangles.push([a, c, b]);
         triangles.push([b, c, d]);
     }
-    Ok(TriMesh { positions, triangles })
+    Ok(TriMesh {
+        positions,
+        triangles,
+    })
 }
 
 /// `segments + 1` points evenly spaced from `start` to `end`: the vertices of a chain.
@@ -239,17 +297,25 @@ pub fn line(start: Vec3, end: Vec3, segments: u32) -> Result<Vec<Vec3>, Generato
         key: "end",
         message: "must differ from `start`".into(),
     })?;
-    Ok((0..=segments).map(|k| start + (end - start) * (k as Real / segments as Real)).collect())
+    Ok((0..=segments)
+        .map(|k| start + (end - start) * (k as Real / segments as Real))
+        .collect())
 }
 
 /// Resamples a polyline into `segments` pieces of equal arc length.
 fn resample(path: &[Vec3], segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
     if path.len() < 2 {
-        return Err(GeneratorError { key: "path", message: "needs at least two points".into() });
+        return Err(GeneratorError {
+            key: "path",
+            message: "needs at least two points".into(),
+        });
     }
     let lengths: Vec<Real> = path.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
-    if lengths.iter().any(|&l| !(l > 0.0)) {
-        return Err(GeneratorError { key: "path", message: "has two equal consecutive points".into() });
+    if lengths.iter().any(|&l| l.is_nan() || l <= 0.0) {
+        return Err(GeneratorError {
+            key: "path",
+            message: "has two equal consecutive points".into(),
+        });
     }
     let total: Real = lengths.iter().sum();
     let mut out = Vec::with_capacity(segments as usize + 1);
@@ -278,15 +344,30 @@ mod tests {
 
     #[test]
     fn closed_generators_are_spheres_with_outward_normals() {
-        for m in [icosphere(1.0, 2).unwrap(), box_surface([1.0, 2.0, 3.0], 3).unwrap(), cylinder(1.0, 2.0, 12).unwrap()] {
+        for m in [
+            icosphere(1.0, 2).unwrap(),
+            box_surface([1.0, 2.0, 3.0], 3).unwrap(),
+            cylinder(1.0, 2.0, 12).unwrap(),
+        ] {
             assert_eq!(euler(&m), 2, "closed genus-0 surface");
             let centroid: Vec3 = m.positions.iter().sum::<Vec3>() / m.positions.len() as Real;
-            let volume: Real = m.triangles.iter().map(|t| {
-                let [a, b, c] = t.map(|i| m.positions[i as usize] - centroid);
-                a.dot(&b.cross(&c)) / 6.0
-            }).sum();
-            assert!(volume > 0.0, "outward orientation gives positive signed volume");
-            assert_eq!(hinges(&m.triangles).len(), edges(&m.triangles).len(), "every edge has a hinge");
+            let volume: Real = m
+                .triangles
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = t.map(|i| m.positions[i as usize] - centroid);
+                    a.dot(&b.cross(&c)) / 6.0
+                })
+                .sum();
+            assert!(
+                volume > 0.0,
+                "outward orientation gives positive signed volume"
+            );
+            assert_eq!(
+                hinges(&m.triangles).len(),
+                edges(&m.triangles).len(),
+                "every edge has a hinge"
+            );
             assert!(m.find_degenerate_triangle(1e-9).is_none());
         }
     }
@@ -296,7 +377,11 @@ mod tests {
         let g = grid([1.0, 1.0], [4, 3]).unwrap();
         assert_eq!((g.positions.len(), g.triangles.len()), (12, 12));
         assert_eq!(euler(&g), 1);
-        let path = [Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 0.0)];
+        let path = [
+            Vec3::zeros(),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+        ];
         let r = ribbon(0.1, 10, &path).unwrap();
         assert_eq!((r.positions.len(), r.triangles.len()), (22, 20));
         assert!(r.find_degenerate_triangle(1e-9).is_none());
@@ -308,6 +393,9 @@ mod tests {
         assert_eq!(grid([1.0, 1.0], [1, 3]).unwrap_err().key, "resolution");
         assert_eq!(icosphere(f64::NAN, 1).unwrap_err().key, "radius");
         assert_eq!(ribbon(0.1, 4, &[Vec3::zeros()]).unwrap_err().key, "path");
-        assert_eq!(line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key, "end");
+        assert_eq!(
+            line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key,
+            "end"
+        );
     }
 }

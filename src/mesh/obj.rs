@@ -70,13 +70,19 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
                 let c: Vec<f64> = words
                     .by_ref()
                     .take(3)
-                    .map(|w| w.parse::<f64>().map_err(|_| malformed(format!("`{w}` is not a number"))))
+                    .map(|w| {
+                        w.parse::<f64>()
+                            .map_err(|_| malformed(format!("`{w}` is not a number")))
+                    })
                     .collect::<Result<_, _>>()?;
                 if c.len() < 3 {
                     return Err(malformed("a vertex needs three coordinates".into()));
                 }
                 if c.iter().any(|x| !x.is_finite()) {
-                    return Err(malformed(format!("vertex {} has a NaN or infinite coordinate", mesh.positions.len())));
+                    return Err(malformed(format!(
+                        "vertex {} has a NaN or infinite coordinate",
+                        mesh.positions.len()
+                    )));
                 }
                 mesh.positions.push(Vec3::new(c[0], c[1], c[2]));
             }
@@ -84,15 +90,25 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
                 let refs: Vec<i64> = words
                     .map(|w| {
                         let v = w.split('/').next().unwrap_or("");
-                        v.parse::<i64>().map_err(|_| malformed(format!("`{w}` is not a vertex reference")))
+                        v.parse::<i64>()
+                            .map_err(|_| malformed(format!("`{w}` is not a vertex reference")))
                     })
                     .collect::<Result<_, _>>()?;
                 if refs.len() != 3 {
-                    return Err(ObjError::NotTriangle { line, arity: refs.len() });
+                    return Err(ObjError::NotTriangle {
+                        line,
+                        arity: refs.len(),
+                    });
                 }
                 // negative references count back from the vertices read so far
                 let n = mesh.positions.len() as i64;
-                let resolved = [0, 1, 2].map(|i| if refs[i] < 0 { n + refs[i] + 1 } else { refs[i] });
+                let resolved = [0, 1, 2].map(|i| {
+                    if refs[i] < 0 {
+                        n + refs[i] + 1
+                    } else {
+                        refs[i]
+                    }
+                });
                 faces.push((line, resolved));
             }
             _ => {}
@@ -101,7 +117,10 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
     let n = mesh.positions.len() as i64;
     for (line, f) in faces {
         if let Some(bad) = f.iter().find(|&&r| r < 1 || r > n) {
-            return Err(ObjError::Malformed { line, message: format!("vertex {bad} does not exist (the file has {n} vertices)") });
+            return Err(ObjError::Malformed {
+                line,
+                message: format!("vertex {bad} does not exist (the file has {n} vertices)"),
+            });
         }
         mesh.triangles.push(f.map(|r| (r - 1) as u32));
     }
@@ -125,11 +144,26 @@ mod tests {
 
     #[test]
     fn errors_give_the_line() {
-        assert_eq!(parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"), Err(ObjError::NotTriangle { line: 5, arity: 4 }));
-        assert!(matches!(parse_obj("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), Err(ObjError::Malformed { line: 2, .. })));
-        assert!(matches!(parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), Err(ObjError::Malformed { line: 4, .. })));
-        assert!(matches!(parse_obj("v 0 0 x\n"), Err(ObjError::Malformed { line: 1, .. })));
+        assert_eq!(
+            parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"),
+            Err(ObjError::NotTriangle { line: 5, arity: 4 })
+        );
+        assert!(matches!(
+            parse_obj("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"),
+            Err(ObjError::Malformed { line: 2, .. })
+        ));
+        assert!(matches!(
+            parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"),
+            Err(ObjError::Malformed { line: 4, .. })
+        ));
+        assert!(matches!(
+            parse_obj("v 0 0 x\n"),
+            Err(ObjError::Malformed { line: 1, .. })
+        ));
         assert_eq!(parse_obj("v 0 0 0\n"), Err(ObjError::Empty));
-        assert!(matches!(read_obj(Path::new("/nonexistent/x.obj")), Err(ObjError::Unreadable(_))));
+        assert!(matches!(
+            read_obj(Path::new("/nonexistent/x.obj")),
+            Err(ObjError::Unreadable(_))
+        ));
     }
 }

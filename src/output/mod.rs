@@ -28,12 +28,20 @@ pub struct OutputError {
 
 impl fmt::Display for OutputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} (check that the directory is writable and the disk is not full)", self.path.display(), self.source)
+        write!(
+            f,
+            "{}: {} (check that the directory is writable and the disk is not full)",
+            self.path.display(),
+            self.source
+        )
     }
 }
 
 impl std::error::Error for OutputError {}
 
 pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError { path: path.to_path_buf(), source }
+    move |source| OutputError {
+        path: path.to_path_buf(),
+        source,
+    }
 }

@@ -22,7 +22,8 @@ impl Progress {
     /// terminal.
     pub fn new(duration: f64, quiet: bool) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(TICKS), ProgressDrawTarget::stderr_with_hz(4));
+            let bar =
+                ProgressBar::with_draw_target(Some(TICKS), ProgressDrawTarget::stderr_with_hz(4));
             bar.set_style(
                 ProgressStyle::with_template("{bar:30} {msg} ETA {eta}")
                     .expect("static template")
@@ -30,7 +31,12 @@ impl Progress {
             );
             bar
         });
-        Progress { bar, duration, start: Instant::now(), events: 0 }
+        Progress {
+            bar,
+            duration,
+            start: Instant::now(),
+            events: 0,
+        }
     }
 
     /// Removes the bar from the terminal.
@@ -44,14 +50,17 @@ impl Progress {
 impl Observer for Progress {
     fn on_event(&mut self, event: &EventRecord) {
         self.events += 1;
-        if self.events % 65536 != 0 {
+        if !self.events.is_multiple_of(65536) {
             return;
         }
         if let Some(bar) = &self.bar {
             let t = event.time.seconds();
             let rate = self.events as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
             bar.set_position(((t / self.duration) * TICKS as f64) as u64);
-            bar.set_message(format!("t = {t:.4} / {} s, {:.2e} events/s", self.duration, rate));
+            bar.set_message(format!(
+                "t = {t:.4} / {} s, {:.2e} events/s",
+                self.duration, rate
+            ));
         }
     }
 }
