@@ -45,8 +45,10 @@ pub struct FrameStats {
     /// Sum of the non-dissipative potentials' energies at the frame positions, J.
     pub potential: Real,
     /// Energy taken out by damping so far, J: the sum over damping kicks of the kinetic energy
-    /// each kick removed (exact bookkeeping; a single kick may add a little). `total +
-    /// dissipated` stays at the starting energy up to the integrator's bounded oscillation.
+    /// each kick removed (a single kick may add a little). `total + dissipated` stays at the
+    /// starting energy up to the integrator's bounded oscillation when the damped motion is
+    /// resolved by the clocks; for motion near the stability limit it overstates the loss and
+    /// converges as the periods shrink (`docs/scene-format.md`, stats.csv).
     pub dissipated: Real,
     /// Σ m v over free vertices, kg·m/s.
     pub momentum: Vec3,
