@@ -57,8 +57,7 @@ fn raw_queue(periods: &[f64]) -> EventQueue<u32> {
 fn pop_push(q: &mut EventQueue<u32>, periods: &[f64], events: u64) {
     for _ in 0..events {
         let (k, t) = q.pop().expect("non-empty");
-        q.schedule(k, Time::new(t.seconds() + periods[k as usize]).unwrap())
-            .unwrap();
+        q.schedule(k, Time::new(t.seconds() + periods[k as usize]).unwrap()).unwrap();
     }
 }
 
@@ -67,19 +66,12 @@ fn engine_vs_queue(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS));
     group.sample_size(20);
     let mut sim = cloth(100);
-    let periods: Vec<f64> = sim
-        .engine()
-        .forces()
-        .map(|(_, _, h)| h)
-        .chain([1.0e6])
-        .collect();
+    let periods: Vec<f64> = sim.engine().forces().map(|(_, _, h)| h).chain([1.0e6]).collect();
     run_events(&mut sim, EVENTS); // warm the queue into its steady state
     group.bench_function("engine_events", |b| b.iter(|| run_events(&mut sim, EVENTS)));
     let mut q = raw_queue(&periods);
     pop_push(&mut q, &periods, EVENTS);
-    group.bench_function("raw_queue_pop_push", |b| {
-        b.iter(|| pop_push(&mut q, &periods, EVENTS))
-    });
+    group.bench_function("raw_queue_pop_push", |b| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
     group.finish();
 }
 

@@ -15,8 +15,7 @@ impl Observer for Watch {
     fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), avicontact::observe::ObserverError> {
         let s = frame.stats;
         let first = *self.first.get_or_insert(s);
-        let drift =
-            (s.angular_momentum - first.angular_momentum).norm() / first.angular_momentum.norm();
+        let drift = (s.angular_momentum - first.angular_momentum).norm() / first.angular_momentum.norm();
         self.worst_angular = self.worst_angular.max(drift);
         if frame.index.is_multiple_of(10) {
             println!(
@@ -35,10 +34,7 @@ impl Observer for Watch {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = scene::load("spinning-shell")?;
     let mut sim = Simulation::new(scene.model, scene.forces, scene.parameters)?;
-    let mut watch = Watch {
-        first: None,
-        worst_angular: 0.0,
-    };
+    let mut watch = Watch { first: None, worst_angular: 0.0 };
     sim.run(&mut watch)?;
     println!(
         "{} events; worst relative change of angular momentum: {:.2e}",

@@ -49,11 +49,7 @@ impl Potential for Morse {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut model = Model::new();
-    let positions = [
-        Vec3::zeros(),
-        Vec3::new(1.2, 0.0, 0.0),
-        Vec3::new(1.2, 0.5, 0.0),
-    ];
+    let positions = [Vec3::zeros(), Vec3::new(1.2, 0.0, 0.0), Vec3::new(1.2, 0.5, 0.0)];
     let velocities = [Vec3::zeros(), Vec3::new(0.0, 0.3, 0.0), Vec3::zeros()];
     let body = model.add_body(
         Body::new("molecule", BodyKind::Particles { radius: 0.05 }),
@@ -61,32 +57,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &velocities,
         &[1.0, 1.0, 0.1],
     );
-    let (a, b, c) = (
-        model.vertex(body, 0),
-        model.vertex(body, 1),
-        model.vertex(body, 2),
-    );
+    let (a, b, c) = (model.vertex(body, 0), model.vertex(body, 1), model.vertex(body, 2));
     let forces = vec![
         ForceSpec {
-            potential: Box::new(Morse {
-                stencil: [a, b],
-                depth: 1.0,
-                width: 2.0,
-                rest: 1.0,
-            }),
+            potential: Box::new(Morse { stencil: [a, b], depth: 1.0, width: 2.0, rest: 1.0 }),
             period: PeriodChoice::Stable,
         },
-        ForceSpec {
-            potential: Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)),
-            period: PeriodChoice::Stable,
-        },
+        ForceSpec { potential: Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)), period: PeriodChoice::Stable },
     ];
-    let parameters = SimulationParameters {
-        duration: 5.0,
-        frame_rate: 2.0,
-        gravity: Vec3::zeros(),
-        safety_factor: 0.1,
-    };
+    let parameters =
+        SimulationParameters { duration: 5.0, frame_rate: 2.0, gravity: Vec3::zeros(), safety_factor: 0.1 };
     let mut sim = Simulation::new(model, forces, parameters)?;
     for (_, p, h) in sim.engine().forces() {
         println!("{:<7} ticks every {h:.4e} s", p.kind());

@@ -57,13 +57,7 @@ fn bad_input(message: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run {
-            scene,
-            out,
-            duration,
-            backend,
-            quiet,
-        } => run(&scene, &out, duration, backend, quiet),
+        Command::Run { scene, out, duration, backend, quiet } => run(&scene, &out, duration, backend, quiet),
         Command::Info { scene } => info(&scene),
         Command::Plot { dir } => match plot_run(&dir) {
             Ok(files) => {
@@ -85,22 +79,14 @@ fn load(scene: &str) -> Result<Scene, ExitCode> {
     Ok(s)
 }
 
-fn run(
-    scene: &str,
-    out: &std::path::Path,
-    duration: Option<f64>,
-    backend: Option<String>,
-    quiet: bool,
-) -> ExitCode {
+fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Option<String>, quiet: bool) -> ExitCode {
     let mut s = match load(scene) {
         Ok(s) => s,
         Err(code) => return code,
     };
     if let Some(d) = duration {
         if !(d.is_finite() && d > 0.0) {
-            return bad_input(format!(
-                "--duration: must be a finite number of seconds > 0, got {d}"
-            ));
+            return bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}"));
         }
         s.parameters.duration = d;
     }
@@ -134,11 +120,7 @@ fn run(
     let summary = Summary {
         scene: name,
         backend: "avi",
-        status: if result.is_ok() {
-            RunStatus::Completed
-        } else {
-            RunStatus::Failed
-        },
+        status: if result.is_ok() { RunStatus::Completed } else { RunStatus::Failed },
         error: result.as_ref().err().map(|e| e.to_string()),
         duration,
         simulated_time: sim.now().seconds(),
@@ -169,10 +151,7 @@ fn run(
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
-            eprintln!(
-                "error: the run stopped at t = {} s: {e}",
-                summary.simulated_time
-            );
+            eprintln!("error: the run stopped at t = {} s: {e}", summary.simulated_time);
             ExitCode::from(1)
         }
         (Ok(()), Err(e)) => {
@@ -205,12 +184,7 @@ fn info(scene: &str) -> ExitCode {
         let held = b
             .vertices
             .clone()
-            .filter(|&i| {
-                !model
-                    .vertices
-                    .effective_mass(avicontact::ids::VertexId(i))
-                    .is_finite()
-            })
+            .filter(|&i| !model.vertices.effective_mass(avicontact::ids::VertexId(i)).is_finite())
             .count();
         let mass: f64 = b
             .vertices

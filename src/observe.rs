@@ -75,11 +75,7 @@ impl FrameStats {
         events: u64,
     ) -> FrameStats {
         let v = &model.vertices;
-        let mut stats = FrameStats {
-            dissipated,
-            events,
-            ..Default::default()
-        };
+        let mut stats = FrameStats { dissipated, events, ..Default::default() };
         for (i, x) in positions.iter().enumerate() {
             let id = crate::ids::VertexId(i as u32);
             if !v.effective_mass(id).is_finite() {

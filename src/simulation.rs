@@ -31,12 +31,7 @@ pub struct SimulationParameters {
 
 impl Default for SimulationParameters {
     fn default() -> Self {
-        SimulationParameters {
-            duration: 1.0,
-            frame_rate: 60.0,
-            gravity: Vec3::new(0.0, 0.0, -9.8),
-            safety_factor: 0.5,
-        }
+        SimulationParameters { duration: 1.0, frame_rate: 60.0, gravity: Vec3::new(0.0, 0.0, -9.8), safety_factor: 0.5 }
     }
 }
 
@@ -59,23 +54,11 @@ impl Simulation {
         if !(parameters.duration.is_finite() && parameters.duration > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "duration",
-                message: format!(
-                    "must be a finite number of seconds > 0, got {}",
-                    parameters.duration
-                ),
+                message: format!("must be a finite number of seconds > 0, got {}", parameters.duration),
             });
         }
-        let engine = AviEngine::new(
-            &model,
-            forces,
-            parameters.safety_factor,
-            1.0 / parameters.frame_rate,
-        )?;
-        Ok(Simulation {
-            model,
-            engine,
-            parameters,
-        })
+        let engine = AviEngine::new(&model, forces, parameters.safety_factor, 1.0 / parameters.frame_rate)?;
+        Ok(Simulation { model, engine, parameters })
     }
 
     /// The model (vertex positions are each at their own `t_last`).
@@ -112,11 +95,7 @@ impl Simulation {
     }
 
     /// Processes every event at or before `t` (s).
-    pub fn advance_to<O: Observer + ?Sized>(
-        &mut self,
-        t: Real,
-        observer: &mut O,
-    ) -> Result<(), SimulationError> {
+    pub fn advance_to<O: Observer + ?Sized>(&mut self, t: Real, observer: &mut O) -> Result<(), SimulationError> {
         let start = Instant::now();
         let result = (|| {
             while let Some(next) = self.engine.next_time() {

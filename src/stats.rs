@@ -35,11 +35,7 @@ impl Counters {
 
     /// Processed events by label, sorted by label.
     pub fn events_by_kind(&self) -> BTreeMap<&'static str, u64> {
-        self.labels
-            .iter()
-            .copied()
-            .zip(self.counts.iter().copied())
-            .collect()
+        self.labels.iter().copied().zip(self.counts.iter().copied()).collect()
     }
 }
 
@@ -57,9 +53,6 @@ mod tests {
         c.count(a);
         c.count(b);
         assert_eq!(c.events, 3);
-        assert_eq!(
-            c.events_by_kind().into_iter().collect::<Vec<_>>(),
-            vec![("frame", 1), ("hinge", 2)]
-        );
+        assert_eq!(c.events_by_kind().into_iter().collect::<Vec<_>>(), vec![("frame", 1), ("hinge", 2)]);
     }
 }

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn avicontact(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_avicontact"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_avicontact")).args(args).output().expect("the binary runs")
 }
 
 const GOOD: &str = r#"
@@ -28,6 +25,15 @@ stretch_damping = 0.001
 fixed = [20, 24]
 "#;
 
+/// `GOOD` with its mesh read from the OBJ file `file` and only vertex 0 held.
+fn with_obj(file: &str) -> String {
+    GOOD.replace(
+        r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
+        &format!("mesh = \"{file}\""),
+    )
+    .replace("fixed = [20, 24]", "fixed = [0]")
+}
+
 /// Writes `text` as `scene.toml` (plus any extra files) in a fresh directory.
 fn scene_dir(text: &str, extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -44,52 +50,24 @@ fn scene_dir(text: &str, extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf)
 fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) {
     let (dir, path) = scene_dir(text, extra);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "expected exit 2 for {needle:?}; stderr: {stderr}"
-    );
-    assert!(
-        stderr.contains("scene.toml"),
-        "message names the file: {stderr}"
-    );
-    assert!(
-        stderr.contains(needle),
-        "message names {needle:?}: {stderr}"
-    );
+    assert_eq!(o.status.code(), Some(2), "expected exit 2 for {needle:?}; stderr: {stderr}");
+    assert!(stderr.contains("scene.toml"), "message names the file: {stderr}");
+    assert!(stderr.contains(needle), "message names {needle:?}: {stderr}");
     assert!(!stderr.contains("panicked"), "no panic: {stderr}");
     assert!(!out.exists(), "nothing written for bad input");
 }
 
 #[test]
 fn unknown_key_is_named() {
-    refuses(
-        &GOOD.replace("density = 0.1", "density = 0.1\ndensty = 3.0"),
-        &[],
-        "densty",
-    );
+    refuses(&GOOD.replace("density = 0.1", "density = 0.1\ndensty = 3.0"), &[], "densty");
 }
 
 #[test]
 fn wrong_type_is_named_with_its_line() {
-    refuses(
-        &GOOD.replace("stretching = 50.0", "stretching = \"stiff\""),
-        &[],
-        "line 11",
-    );
-    refuses(
-        &GOOD.replace("stretching = 50.0", "stretching = \"stiff\""),
-        &[],
-        "stretching",
-    );
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = \"stiff\""), &[], "line 11");
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = \"stiff\""), &[], "stretching");
 }
 
 #[test]
@@ -106,107 +84,47 @@ fn missing_mesh_file_is_named() {
 
 #[test]
 fn non_triangle_face_is_refused() {
-    let scene = GOOD
-        .replace(
-            r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
-            r#"mesh = "quad.obj""#,
-        )
-        .replace("fixed = [20, 24]", "fixed = [0]");
     refuses(
-        &scene,
-        &[(
-            "quad.obj",
-            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n",
-        )],
+        &with_obj("quad.obj"),
+        &[("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")],
         "a face with 4 vertices",
     );
 }
 
 #[test]
 fn degenerate_triangle_is_refused() {
-    let scene = GOOD
-        .replace(
-            r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
-            r#"mesh = "flat.obj""#,
-        )
-        .replace("fixed = [20, 24]", "fixed = [0]");
     refuses(
-        &scene,
-        &[(
-            "flat.obj",
-            "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n",
-        )],
+        &with_obj("flat.obj"),
+        &[("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n")],
         "degenerate",
     );
 }
 
 #[test]
 fn non_physical_parameters_are_refused() {
-    refuses(
-        &GOOD.replace("density = 0.1", "density = 0.0"),
-        &[],
-        "density",
-    );
-    refuses(
-        &GOOD.replace("density = 0.1", "density = -2.0"),
-        &[],
-        "density",
-    );
-    refuses(
-        &GOOD.replace("stretching = 50.0", "stretching = -1.0"),
-        &[],
-        "stretching",
-    );
-    refuses(
-        &GOOD.replace("bending = 0.001", "bending = -0.001"),
-        &[],
-        "bending",
-    );
+    refuses(&GOOD.replace("density = 0.1", "density = 0.0"), &[], "density");
+    refuses(&GOOD.replace("density = 0.1", "density = -2.0"), &[], "density");
+    refuses(&GOOD.replace("stretching = 50.0", "stretching = -1.0"), &[], "stretching");
+    refuses(&GOOD.replace("bending = 0.001", "bending = -0.001"), &[], "bending");
 }
 
 #[test]
 fn fixed_index_out_of_range_is_refused() {
-    refuses(
-        &GOOD.replace("fixed = [20, 24]", "fixed = [20, 25]"),
-        &[],
-        "fixed[1]",
-    );
+    refuses(&GOOD.replace("fixed = [20, 24]", "fixed = [20, 25]"), &[], "fixed[1]");
 }
 
 #[test]
 fn nan_in_a_vector_is_refused() {
-    refuses(
-        &GOOD.replace(
-            "fixed = [20, 24]",
-            "fixed = [20, 24]\nvelocity = [0.0, nan, 0.0]",
-        ),
-        &[],
-        "velocity",
-    );
+    refuses(&GOOD.replace("fixed = [20, 24]", "fixed = [20, 24]\nvelocity = [0.0, nan, 0.0]"), &[], "velocity");
 }
 
 #[test]
 fn non_positive_duration_is_refused() {
-    refuses(
-        &GOOD.replace("duration = 0.05", "duration = 0.0"),
-        &[],
-        "duration",
-    );
-    refuses(
-        &GOOD.replace("duration = 0.05", "duration = -1.0"),
-        &[],
-        "duration",
-    );
+    refuses(&GOOD.replace("duration = 0.05", "duration = 0.0"), &[], "duration");
+    refuses(&GOOD.replace("duration = 0.05", "duration = -1.0"), &[], "duration");
     let (dir, path) = scene_dir(GOOD, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--duration",
-        "0",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--duration", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--duration"));
     assert!(!out.exists());
@@ -252,13 +170,7 @@ fn law6_two_runs_give_byte_identical_outputs() {
         .iter()
         .map(|name| {
             let out = dir.path().join(name);
-            let o = avicontact(&[
-                "run",
-                path.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-                "--quiet",
-            ]);
+            let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             read_all(&out)
         })
@@ -275,30 +187,13 @@ fn law6_two_runs_give_byte_identical_outputs() {
 fn a_run_writes_the_contracted_files() {
     let (dir, path) = scene_dir(GOOD, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stats = fs::read_to_string(out.join("stats.csv")).unwrap();
     let header = stats.lines().next().unwrap();
     assert!(header.starts_with("time,kinetic,potential,total,"));
-    for column in [
-        "momentum_x",
-        "momentum_y",
-        "momentum_z",
-        "angular_x",
-        "angular_y",
-        "angular_z",
-        "events",
-    ] {
-        assert!(
-            header.split(',').any(|c| c == column),
-            "{column} in {header}"
-        );
+    for column in ["momentum_x", "momentum_y", "momentum_z", "angular_x", "angular_y", "angular_z", "events"] {
+        assert!(header.split(',').any(|c| c == column), "{column} in {header}");
     }
     assert_eq!(stats.lines().count(), 1 + 6, "frames at 0, 0.01, …, 0.05 s");
     let frame = fs::read_to_string(out.join("frames/frame_00005.obj")).unwrap();
@@ -310,12 +205,7 @@ fn a_run_writes_the_contracted_files() {
     assert_eq!(summary["status"], "completed");
     assert!(summary["events_by_kind"]["membrane"].as_u64().unwrap() > 0);
     assert!(summary["events_by_kind"]["hinge"].as_u64().unwrap() > 0);
-    assert!(
-        summary["events_by_kind"]["membrane_damping"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
+    assert!(summary["events_by_kind"]["membrane_damping"].as_u64().unwrap() > 0);
 
     let o = avicontact(&["plot", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -330,10 +220,7 @@ fn info_lists_bodies_and_periods() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("shell")
-            && text.contains("membrane")
-            && text.contains("hinge")
-            && text.contains("period"),
+        text.contains("shell") && text.contains("membrane") && text.contains("hinge") && text.contains("period"),
         "{text}"
     );
 }
@@ -342,51 +229,29 @@ fn info_lists_bodies_and_periods() {
 fn every_built_in_scene_loads() {
     for name in ["hanging-cloth", "spinning-shell", "fpu-chain"] {
         let o = avicontact(&["info", name]);
-        assert!(
-            o.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
 
 #[test]
 fn a_diverging_run_exits_1_and_keeps_what_it_wrote() {
     // a membrane period far beyond its stability limit: the run blows up after a few frames
-    let scene = GOOD.replace("duration = 0.05", "duration = 2.0").replace(
-        "stretching = 50.0",
-        "stretching = 50.0\nstretch_period = 0.02",
-    );
+    let scene = GOOD
+        .replace("duration = 0.05", "duration = 2.0")
+        .replace("stretching = 50.0", "stretching = 50.0\nstretch_period = 0.02");
     let (dir, path) = scene_dir(&scene, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("diverged"), "{stderr}");
-    assert!(
-        out.join("frames/frame_00000.obj").is_file(),
-        "frames written before the failure stay"
-    );
+    assert!(out.join("frames/frame_00000.obj").is_file(), "frames written before the failure stay");
     let summary: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "failed");
     assert!(summary["error"].as_str().unwrap().contains("diverged"));
-    let rows = fs::read_to_string(out.join("stats.csv"))
-        .unwrap()
-        .lines()
-        .count()
-        - 1;
-    assert_eq!(
-        rows as u64,
-        summary["frames"].as_u64().unwrap(),
-        "stats.csv has a row for every written frame"
-    );
+    let rows = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
+    assert_eq!(rows as u64, summary["frames"].as_u64().unwrap(), "stats.csv has a row for every written frame");
 }
 
 #[test]
@@ -397,13 +262,7 @@ fn scripted_vertices_follow_their_path() {
     );
     let (dir, path) = scene_dir(&scene, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let y_of_24 = |frame: u32| -> f64 {
         let text = fs::read_to_string(out.join(format!("frames/frame_{frame:05}.obj"))).unwrap();
@@ -413,57 +272,28 @@ fn scripted_vertices_follow_their_path() {
     let y0 = y_of_24(0);
     assert!((y_of_24(1) - y0).abs() < 1e-15, "at rest before start");
     assert!((y_of_24(2) - y0 - 0.01).abs() < 1e-12, "moving at 1 m/s");
-    assert!(
-        (y_of_24(5) - y0 - 0.02).abs() < 1e-12,
-        "stopped after 0.02 s of motion"
-    );
+    assert!((y_of_24(5) - y0 - 0.02).abs() < 1e-12, "stopped after 0.02 s of motion");
 }
 
 #[test]
 fn keys_that_do_not_apply_to_the_kind_are_refused() {
-    refuses(
-        &GOOD.replace("density = 0.1", "density = 0.1\nspring_stiffness = [1.0]"),
-        &[],
-        "spring_stiffness",
-    );
+    refuses(&GOOD.replace("density = 0.1", "density = 0.1\nspring_stiffness = [1.0]"), &[], "spring_stiffness");
 }
 
 #[test]
 fn sync_section_is_checked_and_the_sync_backend_is_refused_clearly() {
-    refuses(
-        &format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"),
-        &[],
-        "sync.integrator",
-    );
-    refuses(
-        &GOOD.replace(
-            "frame_rate = 100.0",
-            "frame_rate = 100.0\nbackend = \"sync\"",
-        ),
-        &[],
-        "backend = \"sync\"",
-    );
+    refuses(&format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"), &[], "sync.integrator");
+    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 100.0\nbackend = \"sync\""), &[], "backend = \"sync\"");
 }
 
 #[test]
 fn the_frame_due_at_the_end_is_written() {
-    let scene = GOOD
-        .replace("duration = 0.05", "duration = 0.6")
-        .replace("frame_rate = 100.0", "frame_rate = 5.0");
+    let scene = GOOD.replace("duration = 0.05", "duration = 0.6").replace("frame_rate = 100.0", "frame_rate = 5.0");
     let (dir, path) = scene_dir(&scene, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(
-        out.join("frames/frame_00003.obj").is_file(),
-        "frames at 0, 0.2, 0.4 and 0.6 s"
-    );
+    assert!(out.join("frames/frame_00003.obj").is_file(), "frames at 0, 0.2, 0.4 and 0.6 s");
 }
 
 #[test]
@@ -471,33 +301,14 @@ fn obj_meshes_keep_the_files_vertex_numbering() {
     // vertex 3 of the file (the 4th `v` line) is first used by the second face
     let obj = "v 0 0 0\nv 0.2 0 0\nv 0 0.2 0\nv 0.2 0.2 0\no a\nf 1 2 3\no b\nf 2 4 3\n";
     let scene = GOOD
-        .replace(
-            r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
-            r#"mesh = "two.obj""#,
-        )
-        .replace(
-            "fixed = [20, 24]",
-            "fixed = [0, 1, 2, 3]\nvelocity = [0.0, 0.0, 0.0]",
-        );
+        .replace(r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#, r#"mesh = "two.obj""#)
+        .replace("fixed = [20, 24]", "fixed = [0, 1, 2, 3]\nvelocity = [0.0, 0.0, 0.0]");
     let (dir, path) = scene_dir(&scene, &[("two.obj", obj)]);
     let out = dir.path().join("out");
-    let o = avicontact(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let frame = fs::read_to_string(out.join("frames/frame_00005.obj")).unwrap();
     let v: Vec<&str> = frame.lines().filter(|l| l.starts_with("v ")).collect();
-    assert_eq!(
-        v,
-        vec!["v 0 0 0", "v 0.2 0 0", "v 0 0.2 0", "v 0.2 0.2 0"],
-        "all held, in file order"
-    );
-    assert!(
-        frame.contains("f 2 4 3"),
-        "one connected mesh across groups: {frame}"
-    );
+    assert_eq!(v, vec!["v 0 0 0", "v 0.2 0 0", "v 0 0.2 0", "v 0.2 0.2 0"], "all held, in file order");
+    assert!(frame.contains("f 2 4 3"), "one connected mesh across groups: {frame}");
 }

@@ -14,8 +14,7 @@ use std::path::Path;
 type V3 = Vector3<f64>;
 
 fn scene_from(text: &str) -> avicontact::scene::Scene {
-    scene::parse(text, "test scene", Path::new("."), "test".into())
-        .unwrap_or_else(|e| panic!("{e}"))
+    scene::parse(text, "test scene", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn simulation(text: &str) -> Simulation {
@@ -110,10 +109,7 @@ fn law7_common_period_is_velocity_verlet_to_round_off() {
     for (p, q) in avi.iter().zip(&x) {
         worst = worst.max((p - q).norm());
     }
-    assert!(
-        worst < 1e-9,
-        "AVI with one common period departs from velocity Verlet by {worst} m after {steps} steps"
-    );
+    assert!(worst < 1e-9, "AVI with one common period departs from velocity Verlet by {worst} m after {steps} steps");
     // and the trajectory really moved (the test could fail)
     assert!((x[5] - x0[5]).norm() > 0.01, "the chain moved");
 }
@@ -141,14 +137,7 @@ fixed = [30, 35]
     let mut sim = simulation(text);
     let n = sim.model().vertices.len();
     let masses = sim.model().vertices.masses().to_vec();
-    let free: Vec<bool> = (0..n)
-        .map(|i| {
-            sim.model()
-                .vertices
-                .effective_mass(VertexId(i as u32))
-                .is_finite()
-        })
-        .collect();
+    let free: Vec<bool> = (0..n).map(|i| sim.model().vertices.effective_mass(VertexId(i as u32)).is_finite()).collect();
     let mut x = positions_at(&sim, 0.0);
     let mut v: Vec<V3> = sim.model().vertices.velocities().to_vec();
     let potentials: Vec<&dyn Potential> = sim.engine().potentials().collect();
@@ -169,16 +158,9 @@ fixed = [30, 35]
     let t = steps as f64 * h;
     sim.advance_to(t, &mut ()).unwrap();
     let avi = positions_at(&sim, t);
-    let worst = avi
-        .iter()
-        .zip(&x)
-        .map(|(p, q)| (p - q).norm())
-        .fold(0.0, f64::max);
+    let worst = avi.iter().zip(&x).map(|(p, q)| (p - q).norm()).fold(0.0, f64::max);
     assert!(worst < 1e-10, "AVI vs synchronous leapfrog: {worst} m");
-    assert!(
-        (x[0] - positions_at(&sim, 0.0)[0]).norm() > 1e-3,
-        "the sheet moved"
-    );
+    assert!((x[0] - positions_at(&sim, 0.0)[0]).norm() > 1e-3, "the sheet moved");
 }
 
 // ---------------------------------------------------------------- law 4: clock integrity
@@ -209,11 +191,7 @@ impl Observer for ClockAudit {
         }
         let entry = self.by_force.entry(id).or_insert((e.period, 0));
         if entry.0 != e.period || e.tick != entry.1 + 1 {
-            self.violations.push(format!(
-                "{} changed period or skipped a tick at {}",
-                e.label,
-                e.time.seconds()
-            ));
+            self.violations.push(format!("{} changed period or skipped a tick at {}", e.label, e.time.seconds()));
         }
         entry.1 = e.tick;
     }
@@ -224,19 +202,12 @@ fn law4_every_force_event_is_at_an_integer_multiple_of_its_period() {
     let mut sim = simulation(include_str!("../scenes/hanging-cloth.toml"));
     let mut audit = ClockAudit::default();
     sim.advance_to(0.05, &mut audit).unwrap();
-    assert!(
-        audit.violations.is_empty(),
-        "{:?}",
-        &audit.violations[..audit.violations.len().min(5)]
-    );
+    assert!(audit.violations.is_empty(), "{:?}", &audit.violations[..audit.violations.len().min(5)]);
     assert!(audit.events > 10_000);
     // every force ticked exactly floor(T / h) times (no tick lost or added)
     for (h, ticks) in audit.by_force.values() {
         let expected = (0.05 / h).floor() as u64;
-        assert!(
-            ticks.abs_diff(expected) <= 1,
-            "a clock of period {h} ticked {ticks} times, expected {expected}"
-        );
+        assert!(ticks.abs_diff(expected) <= 1, "a clock of period {h} ticked {ticks} times, expected {expected}");
     }
 }
 
@@ -264,10 +235,8 @@ impl Observer for Momenta {
 
 #[test]
 fn law2_free_spinning_shell_with_damping_keeps_momentum_to_1e_12() {
-    let text = include_str!("../scenes/spinning-shell.toml").replace(
-        "bending = 0.005",
-        "bending = 0.005\nstretch_damping = 0.002\nbend_damping = 0.00002",
-    );
+    let text = include_str!("../scenes/spinning-shell.toml")
+        .replace("bending = 0.005", "bending = 0.005\nstretch_damping = 0.002\nbend_damping = 0.00002");
     let mut sim = simulation(&text);
     let mut m = Momenta::default();
     while sim.counters().events < 1_000_000 {
@@ -277,14 +246,8 @@ fn law2_free_spinning_shell_with_damping_keeps_momentum_to_1e_12() {
     assert!(sim.engine().dissipated() > 0.0, "damping acted");
     let (p0, l0) = m.0[0];
     for (p, l) in &m.0 {
-        assert!(
-            (p - p0).norm() <= 1e-12 * p0.norm(),
-            "linear momentum {p} vs {p0}"
-        );
-        assert!(
-            (l - l0).norm() <= 1e-12 * l0.norm(),
-            "angular momentum {l} vs {l0}"
-        );
+        assert!((p - p0).norm() <= 1e-12 * p0.norm(), "linear momentum {p} vs {p0}");
+        assert!((l - l0).norm() <= 1e-12 * l0.norm(), "angular momentum {l} vs {l0}");
     }
     assert!(m.0.len() > 10);
 }
@@ -296,8 +259,7 @@ struct Energies(Vec<(f64, f64, f64)>);
 
 impl Observer for Energies {
     fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        self.0
-            .push((f.time.seconds(), f.stats.total(), f.stats.dissipated));
+        self.0.push((f.time.seconds(), f.stats.total(), f.stats.dissipated));
         Ok(())
     }
 }
@@ -305,9 +267,7 @@ impl Observer for Energies {
 /// Least-squares slope of `y` against `t`.
 fn slope(samples: &[(f64, f64)]) -> f64 {
     let n = samples.len() as f64;
-    let (mt, my) = samples
-        .iter()
-        .fold((0.0, 0.0), |(a, b), (t, y)| (a + t / n, b + y / n));
+    let (mt, my) = samples.iter().fold((0.0, 0.0), |(a, b), (t, y)| (a + t / n, b + y / n));
     let cov: f64 = samples.iter().map(|(t, y)| (t - mt) * (y - my)).sum();
     let var: f64 = samples.iter().map(|(t, _)| (t - mt) * (t - mt)).sum();
     cov / var
@@ -318,23 +278,15 @@ fn energy_drift(text: &str, duration: f64) -> (f64, f64) {
     let mut e = Energies::default();
     sim.advance_to(duration, &mut e).unwrap();
     let e0 = e.0[0].1;
-    let half: Vec<(f64, f64)> =
-        e.0.iter()
-            .filter(|s| s.0 >= duration / 2.0)
-            .map(|s| (s.0, s.1))
-            .collect();
+    let half: Vec<(f64, f64)> = e.0.iter().filter(|s| s.0 >= duration / 2.0).map(|s| (s.0, s.1)).collect();
     let relative_slope = slope(&half).abs() / e0.abs();
-    let spread =
-        e.0.iter()
-            .map(|s| ((s.1 - e0) / e0).abs())
-            .fold(0.0, f64::max);
+    let spread = e.0.iter().map(|s| ((s.1 - e0) / e0).abs()).fold(0.0, f64::max);
     (relative_slope, spread)
 }
 
 #[test]
 fn law3_fpu_chain_energy_does_not_drift() {
-    let text =
-        include_str!("../scenes/fpu-chain.toml").replace("duration = 100.0", "duration = 400.0");
+    let text = include_str!("../scenes/fpu-chain.toml").replace("duration = 100.0", "duration = 400.0");
     let (slope, spread) = energy_drift(&text, 400.0);
     assert!(slope < 1e-6, "energy drifts by {slope} of E per second");
     assert!(spread < 0.05, "energy oscillation {spread} of E");
@@ -352,36 +304,19 @@ fn law3_undamped_spinning_shell_energy_does_not_drift() {
 fn law3_damping_dissipates_monotonically() {
     // The FPU chain with viscous damping on every spring: mechanical energy sampled every 0.5 s
     // falls monotonically, and what it lost is what the damping ticks report as dissipated.
-    let text = include_str!("../scenes/fpu-chain.toml")
-        .replace("spring_quartic", "spring_damping = 2.0\nspring_quartic");
+    let text =
+        include_str!("../scenes/fpu-chain.toml").replace("spring_quartic", "spring_damping = 2.0\nspring_quartic");
     let mut sim = simulation(&text);
     let mut e = Energies::default();
     sim.advance_to(4.0, &mut e).unwrap();
     let e0 = e.0[0].1;
-    let coarse: Vec<(f64, f64, f64)> =
-        e.0.iter()
-            .copied()
-            .filter(|s| (s.0 * 2.0).fract().abs() < 1e-9)
-            .collect();
+    let coarse: Vec<(f64, f64, f64)> = e.0.iter().copied().filter(|s| (s.0 * 2.0).fract().abs() < 1e-9).collect();
     for w in coarse.windows(2) {
-        assert!(
-            w[1].1 < w[0].1,
-            "mechanical energy rose from {} J to {} J at t = {} s",
-            w[0].1,
-            w[1].1,
-            w[1].0
-        );
-        assert!(
-            w[1].2 >= w[0].2,
-            "dissipated energy decreased at t = {} s",
-            w[1].0
-        );
+        assert!(w[1].1 < w[0].1, "mechanical energy rose from {} J to {} J at t = {} s", w[0].1, w[1].1, w[1].0);
+        assert!(w[1].2 >= w[0].2, "dissipated energy decreased at t = {} s", w[1].0);
     }
     let (_, e_end, dissipated) = *e.0.last().unwrap();
-    assert!(
-        e_end < 0.5 * e0,
-        "damping removed little energy: {e_end} of {e0}"
-    );
+    assert!(e_end < 0.5 * e0, "damping removed little energy: {e_end} of {e0}");
     assert!(
         ((e0 - e_end) - dissipated).abs() < 0.02 * e0,
         "energy balance: lost {} J, dissipated {} J",
@@ -398,9 +333,6 @@ fn law3_damping_dissipates_monotonically() {
 #[test]
 fn parameters_are_validated_by_the_facade() {
     let s = scene_from(include_str!("../scenes/fpu-chain.toml"));
-    let bad = SimulationParameters {
-        duration: 0.0,
-        ..s.parameters.clone()
-    };
+    let bad = SimulationParameters { duration: 0.0, ..s.parameters.clone() };
     assert!(Simulation::new(s.model, s.forces, bad).is_err());
 }

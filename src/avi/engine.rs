@@ -104,14 +104,9 @@ impl AviEngine {
                     local_x.clear();
                     local_x.extend(stencil.iter().map(|&v| model.vertices.position(v)));
                     local_m.clear();
-                    local_m.extend(
-                        stencil
-                            .iter()
-                            .map(|&v| model.vertices.effective_mass(v) / shares[v.index()] as Real),
-                    );
-                    spec.potential
-                        .stable_step(&local_x, &local_m)
-                        .map(|h| h * safety)
+                    local_m
+                        .extend(stencil.iter().map(|&v| model.vertices.effective_mass(v) / shares[v.index()] as Real));
+                    spec.potential.stable_step(&local_x, &local_m).map(|h| h * safety)
                 }
             });
         }
@@ -128,12 +123,8 @@ impl AviEngine {
         }
         for (spec, period) in specs.iter().zip(periods.iter_mut()) {
             if spec.potential.is_dissipative() && spec.period == PeriodChoice::Stable {
-                let limit = spec
-                    .potential
-                    .stencil()
-                    .iter()
-                    .map(|v| vertex_limit[v.index()])
-                    .fold(Real::INFINITY, Real::min);
+                let limit =
+                    spec.potential.stencil().iter().map(|v| vertex_limit[v.index()]).fold(Real::INFINITY, Real::min);
                 *period = match *period {
                     Some(h) => Some(h.min(limit)),
                     None if limit.is_finite() => Some(limit),
@@ -141,17 +132,9 @@ impl AviEngine {
                 };
             }
         }
-        let fallback = periods
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|h| h.is_finite() && *h > 0.0)
-            .fold(Real::INFINITY, Real::min);
-        let fallback = if fallback.is_finite() {
-            fallback
-        } else {
-            frame_period / 10.0
-        };
+        let fallback =
+            periods.iter().flatten().copied().filter(|h| h.is_finite() && *h > 0.0).fold(Real::INFINITY, Real::min);
+        let fallback = if fallback.is_finite() { fallback } else { frame_period / 10.0 };
 
         let mut engine = AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
@@ -178,11 +161,7 @@ impl AviEngine {
             let counter_slot = engine.counters.slot(spec.potential.kind());
             let clock = Clock::new(h);
             let first = clock.next_time();
-            let id = engine.forces.insert(Force {
-                potential: spec.potential,
-                clock,
-                counter_slot,
-            });
+            let id = engine.forces.insert(Force { potential: spec.potential, clock, counter_slot });
             engine.queue.schedule(EventKey::Force(id), first)?;
         }
         engine.queue.schedule(EventKey::Frame, Time::ZERO)?;
@@ -216,9 +195,7 @@ impl AviEngine {
 
     /// The registered potentials with their ids and clock periods.
     pub fn forces(&self) -> impl Iterator<Item = (ForceId, &dyn Potential, Real)> {
-        self.forces
-            .iter()
-            .map(|(id, f)| (id, f.potential.as_ref(), f.clock.period()))
+        self.forces.iter().map(|(id, f)| (id, f.potential.as_ref(), f.clock.period()))
     }
 
     /// All potentials, for energy measurement and assembly.
@@ -245,27 +222,11 @@ impl AviEngine {
     }
 
     /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).
-    fn tick_force(
-        &mut self,
-        id: ForceId,
-        t: Time,
-        model: &mut Model,
-    ) -> Result<EventRecord, SimulationError> {
-        let AviEngine {
-            forces,
-            queue,
-            counters,
-            dissipated,
-            workspace,
-            ..
-        } = self;
+    fn tick_force(&mut self, id: ForceId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let AviEngine { forces, queue, counters, dissipated, workspace, .. } = self;
         let force = &mut forces[id];
         let k = force.clock.advance();
-        debug_assert_eq!(
-            force.clock.time_of(k),
-            t,
-            "law 4: a force event off its clock"
-        );
+        debug_assert_eq!(force.clock.time_of(k), t, "law 4: a force event off its clock");
         let h = force.clock.period();
         let vertices = &mut model.vertices;
         let stencil = force.potential.stencil();
@@ -276,9 +237,7 @@ impl AviEngine {
         }
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
-        force
-            .potential
-            .gradient(&workspace.positions, &mut workspace.gradient);
+        force.potential.gradient(&workspace.positions, &mut workspace.gradient);
         if force.potential.is_dissipative() {
             // Energy bookkeeping: what the damping impulse takes out of the kinetic energy.
             let before = kinetic_energy(vertices, stencil);
@@ -311,33 +270,19 @@ impl AviEngine {
         let index = self.frame_clock.ticks();
         self.counters.count(self.frame_slot);
         self.snapshot.clear();
-        self.snapshot.extend(
-            (0..model.vertices.len())
-                .map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())),
-        );
-        let stats = FrameStats::measure(
-            model,
-            &self.snapshot,
-            self.potentials(),
-            self.dissipated,
-            self.counters.events,
-        );
+        self.snapshot
+            .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
+        let stats =
+            FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });
         }
-        let frame = Frame {
-            index,
-            time: t,
-            positions: &self.snapshot,
-            model,
-            stats,
-        };
+        let frame = Frame { index, time: t, positions: &self.snapshot, model, stats };
         let result = observer.on_frame(&frame);
         self.frame_clock.advance();
         // Frame k is at k / frame_rate (a division, exact whenever k / rate is representable, so
         // a frame due at the end of the run is not lost to the round-off of k · (1 / rate)).
-        let next = Time::new(self.frame_clock.ticks() as Real / self.frame_rate)
-            .expect("finite frame time");
+        let next = Time::new(self.frame_clock.ticks() as Real / self.frame_rate).expect("finite frame time");
         self.queue.schedule(EventKey::Frame, next)?;
         result.map_err(SimulationError::Observer)?;
         Ok(EventRecord {
@@ -357,15 +302,10 @@ impl AviEngine {
 /// the element's own share of the lumped mass, as in the element-wise CFL condition of AVIs
 /// (Lew et al. 2003). With the whole vertex mass, an element would ignore that its neighbours of
 /// the same kind push the same vertex, and asynchronous clocks near that bound go unstable.
-fn valences(
-    model: &Model,
-    specs: &[ForceSpec],
-) -> std::collections::HashMap<&'static str, Vec<u32>> {
+fn valences(model: &Model, specs: &[ForceSpec]) -> std::collections::HashMap<&'static str, Vec<u32>> {
     let mut counts: std::collections::HashMap<&'static str, Vec<u32>> = Default::default();
     for spec in specs {
-        let c = counts
-            .entry(spec.potential.kind())
-            .or_insert_with(|| vec![0; model.vertices.len()]);
+        let c = counts.entry(spec.potential.kind()).or_insert_with(|| vec![0; model.vertices.len()]);
         for v in spec.potential.stencil() {
             c[v.index()] += 1;
         }

@@ -16,10 +16,7 @@ impl Clock {
     /// Panics unless `h` is finite and positive (a documented precondition: scene validation
     /// refuses such periods with a user-facing message before a clock is ever made).
     pub fn new(h: Real) -> Self {
-        assert!(
-            h.is_finite() && h > 0.0,
-            "clock period must be finite and positive, got {h}"
-        );
+        assert!(h.is_finite() && h > 0.0, "clock period must be finite and positive, got {h}");
         Clock { period: h, tick: 0 }
     }
 
@@ -78,11 +75,7 @@ mod tests {
             c.advance();
         }
         assert_eq!(c.time_of(c.ticks()).seconds(), 1000.0 * 0.1);
-        assert_ne!(
-            sum,
-            1000.0 * 0.1,
-            "an accumulated sum drifts; the clock must not"
-        );
+        assert_ne!(sum, 1000.0 * 0.1, "an accumulated sum drifts; the clock must not");
         assert_eq!(c.next_time().seconds(), 1001.0 * 0.1);
     }
 

@@ -31,10 +31,7 @@ impl fmt::Display for QueueError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             QueueError::InThePast { requested, now } => {
-                write!(
-                    f,
-                    "cannot schedule an event at {requested}: the simulation is already at {now}"
-                )
+                write!(f, "cannot schedule an event at {requested}: the simulation is already at {now}")
             }
             QueueError::AlreadyScheduled => {
                 write!(f, "the event is already scheduled; reschedule it instead")
@@ -55,10 +52,7 @@ pub struct EventQueue<K: Hash + Eq> {
 
 impl<K: Hash + Eq + fmt::Debug> fmt::Debug for EventQueue<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EventQueue")
-            .field("len", &self.heap.len())
-            .field("now", &self.now)
-            .finish()
+        f.debug_struct("EventQueue").field("len", &self.heap.len()).field("now", &self.now).finish()
     }
 }
 
@@ -100,10 +94,7 @@ impl<K: Hash + Eq> EventQueue<K> {
 
     fn check_not_past(&self, t: Time) -> Result<(), QueueError> {
         if t < self.now {
-            Err(QueueError::InThePast {
-                requested: t,
-                now: self.now,
-            })
+            Err(QueueError::InThePast { requested: t, now: self.now })
         } else {
             Ok(())
         }
@@ -181,10 +172,7 @@ mod tests {
         assert_eq!(q.schedule(1, t(3.0)), Err(QueueError::AlreadyScheduled));
         assert_eq!(q.reschedule(&7, t(3.0)), Err(QueueError::NotScheduled));
         assert_eq!(q.pop(), Some((1, t(2.0))));
-        assert!(matches!(
-            q.schedule(2, t(1.0)),
-            Err(QueueError::InThePast { .. })
-        ));
+        assert!(matches!(q.schedule(2, t(1.0)), Err(QueueError::InThePast { .. })));
         q.schedule(2, t(2.0)).unwrap();
         assert_eq!(q.cancel(&2), Some(t(2.0)));
         assert!(q.is_empty());

@@ -30,10 +30,7 @@ fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(GeneratorError {
-            key,
-            message: format!("must be a finite number > 0, got {value}"),
-        })
+        Err(GeneratorError { key, message: format!("must be a finite number > 0, got {value}") })
     }
 }
 
@@ -41,10 +38,7 @@ fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorErro
     if value >= min {
         Ok(())
     } else {
-        Err(GeneratorError {
-            key,
-            message: format!("must be at least {min}, got {value}"),
-        })
+        Err(GeneratorError { key, message: format!("must be at least {min}, got {value}") })
     }
 }
 
@@ -79,10 +73,7 @@ pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorE
             }
         }
     }
-    Ok(TriMesh {
-        positions,
-        triangles,
-    })
+    Ok(TriMesh { positions, triangles })
 }
 
 /// A sphere of `radius` centred at the origin: an icosahedron subdivided `subdivisions` times,
@@ -155,10 +146,7 @@ pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorEr
     for x in &mut positions {
         *x *= radius;
     }
-    Ok(TriMesh {
-        positions,
-        triangles,
-    })
+    Ok(TriMesh { positions, triangles })
 }
 
 /// The closed surface of an axis-aligned box of `size = [x, y, z]` centred at the origin, each
@@ -174,14 +162,7 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
     let mut index: HashMap<[i64; 3], u32> = HashMap::new();
     let mut triangles = Vec::new();
     // Each face: the axis it faces along, its sign, and two in-face axes (u, v) with u × v = normal.
-    let faces = [
-        (0, 1.0, 1, 2),
-        (0, -1.0, 2, 1),
-        (1, 1.0, 2, 0),
-        (1, -1.0, 0, 2),
-        (2, 1.0, 0, 1),
-        (2, -1.0, 1, 0),
-    ];
+    let faces = [(0, 1.0, 1, 2), (0, -1.0, 2, 1), (1, 1.0, 2, 0), (1, -1.0, 0, 2), (2, 1.0, 0, 1), (2, -1.0, 1, 0)];
     for (axis, sign, u, v) in faces {
         let mut id = |i: u32, j: u32| -> u32 {
             // integer lattice coordinates make shared edge vertices coincide exactly
@@ -203,10 +184,7 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
             }
         }
     }
-    Ok(TriMesh {
-        positions,
-        triangles,
-    })
+    Ok(TriMesh { positions, triangles })
 }
 
 /// A closed cylinder along z centred at the origin: `segments` around, capped at both ends by a
@@ -234,10 +212,7 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
         triangles.push([bottom, k1, k]);
         triangles.push([top, s + k, s + k1]);
     }
-    Ok(TriMesh {
-        positions,
-        triangles,
-    })
+    Ok(TriMesh { positions, triangles })
 }
 
 /// A strip of `width` swept along the polyline `path`, resampled into `segments` pieces of equal
@@ -248,11 +223,7 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
     at_least("segments", segments, 1)?;
     let centre = resample(path, segments)?;
     let tangent = |k: usize| -> Vec3 {
-        let (a, b) = if k + 1 < centre.len() {
-            (k, k + 1)
-        } else {
-            (k - 1, k)
-        };
+        let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
         (centre[b] - centre[a]).normalize()
     };
     // initial side: perpendicular to the first tangent, as close to +z × tangent as possible
@@ -270,8 +241,7 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
         let axis = previous.cross(&t);
         if axis.norm() > 1e-12 {
             let angle = previous.dot(&t).clamp(-1.0, 1.0).acos();
-            let r =
-                nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
+            let r = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
             side = (r * side).normalize();
         }
         previous = t;
@@ -284,38 +254,25 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
         triangles.push([a, c, b]);
         triangles.push([b, c, d]);
     }
-    Ok(TriMesh {
-        positions,
-        triangles,
-    })
+    Ok(TriMesh { positions, triangles })
 }
 
 /// `segments + 1` points evenly spaced from `start` to `end`: the vertices of a chain.
 pub fn line(start: Vec3, end: Vec3, segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
     at_least("segments", segments, 1)?;
-    positive("end", (end - start).norm()).map_err(|_| GeneratorError {
-        key: "end",
-        message: "must differ from `start`".into(),
-    })?;
-    Ok((0..=segments)
-        .map(|k| start + (end - start) * (k as Real / segments as Real))
-        .collect())
+    positive("end", (end - start).norm())
+        .map_err(|_| GeneratorError { key: "end", message: "must differ from `start`".into() })?;
+    Ok((0..=segments).map(|k| start + (end - start) * (k as Real / segments as Real)).collect())
 }
 
 /// Resamples a polyline into `segments` pieces of equal arc length.
 fn resample(path: &[Vec3], segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
     if path.len() < 2 {
-        return Err(GeneratorError {
-            key: "path",
-            message: "needs at least two points".into(),
-        });
+        return Err(GeneratorError { key: "path", message: "needs at least two points".into() });
     }
     let lengths: Vec<Real> = path.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
     if lengths.iter().any(|&l| l.is_nan() || l <= 0.0) {
-        return Err(GeneratorError {
-            key: "path",
-            message: "has two equal consecutive points".into(),
-        });
+        return Err(GeneratorError { key: "path", message: "has two equal consecutive points".into() });
     }
     let total: Real = lengths.iter().sum();
     let mut out = Vec::with_capacity(segments as usize + 1);
@@ -344,11 +301,8 @@ mod tests {
 
     #[test]
     fn closed_generators_are_spheres_with_outward_normals() {
-        for m in [
-            icosphere(1.0, 2).unwrap(),
-            box_surface([1.0, 2.0, 3.0], 3).unwrap(),
-            cylinder(1.0, 2.0, 12).unwrap(),
-        ] {
+        for m in [icosphere(1.0, 2).unwrap(), box_surface([1.0, 2.0, 3.0], 3).unwrap(), cylinder(1.0, 2.0, 12).unwrap()]
+        {
             assert_eq!(euler(&m), 2, "closed genus-0 surface");
             let centroid: Vec3 = m.positions.iter().sum::<Vec3>() / m.positions.len() as Real;
             let volume: Real = m
@@ -359,15 +313,8 @@ mod tests {
                     a.dot(&b.cross(&c)) / 6.0
                 })
                 .sum();
-            assert!(
-                volume > 0.0,
-                "outward orientation gives positive signed volume"
-            );
-            assert_eq!(
-                hinges(&m.triangles).len(),
-                edges(&m.triangles).len(),
-                "every edge has a hinge"
-            );
+            assert!(volume > 0.0, "outward orientation gives positive signed volume");
+            assert_eq!(hinges(&m.triangles).len(), edges(&m.triangles).len(), "every edge has a hinge");
             assert!(m.find_degenerate_triangle(1e-9).is_none());
         }
     }
@@ -377,11 +324,7 @@ mod tests {
         let g = grid([1.0, 1.0], [4, 3]).unwrap();
         assert_eq!((g.positions.len(), g.triangles.len()), (12, 12));
         assert_eq!(euler(&g), 1);
-        let path = [
-            Vec3::zeros(),
-            Vec3::new(1.0, 0.0, 0.0),
-            Vec3::new(1.0, 1.0, 0.0),
-        ];
+        let path = [Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 0.0)];
         let r = ribbon(0.1, 10, &path).unwrap();
         assert_eq!((r.positions.len(), r.triangles.len()), (22, 20));
         assert!(r.find_degenerate_triangle(1e-9).is_none());
@@ -393,9 +336,6 @@ mod tests {
         assert_eq!(grid([1.0, 1.0], [1, 3]).unwrap_err().key, "resolution");
         assert_eq!(icosphere(f64::NAN, 1).unwrap_err().key, "radius");
         assert_eq!(ribbon(0.1, 4, &[Vec3::zeros()]).unwrap_err().key, "path");
-        assert_eq!(
-            line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key,
-            "end"
-        );
+        assert_eq!(line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key, "end");
     }
 }

@@ -34,10 +34,7 @@ impl TriMesh {
     pub fn find_degenerate_triangle(&self, tolerance: Real) -> Option<usize> {
         (0..self.triangles.len()).find(|&t| {
             let [a, b, c] = self.triangles[t].map(|i| self.positions[i as usize]);
-            let longest = (b - a)
-                .norm_squared()
-                .max((c - b).norm_squared())
-                .max((a - c).norm_squared());
+            let longest = (b - a).norm_squared().max((c - b).norm_squared()).max((a - c).norm_squared());
             let area = self.triangle_area(t);
             area.is_nan() || area <= tolerance * longest
         })
@@ -49,9 +46,7 @@ impl TriMesh {
         if e.is_empty() {
             return 0.0;
         }
-        e.iter()
-            .map(|[a, b]| (self.positions[*a as usize] - self.positions[*b as usize]).norm())
-            .sum::<Real>()
+        e.iter().map(|[a, b]| (self.positions[*a as usize] - self.positions[*b as usize]).norm()).sum::<Real>()
             / e.len() as Real
     }
 }

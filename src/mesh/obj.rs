@@ -70,19 +70,13 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
                 let c: Vec<f64> = words
                     .by_ref()
                     .take(3)
-                    .map(|w| {
-                        w.parse::<f64>()
-                            .map_err(|_| malformed(format!("`{w}` is not a number")))
-                    })
+                    .map(|w| w.parse::<f64>().map_err(|_| malformed(format!("`{w}` is not a number"))))
                     .collect::<Result<_, _>>()?;
                 if c.len() < 3 {
                     return Err(malformed("a vertex needs three coordinates".into()));
                 }
                 if c.iter().any(|x| !x.is_finite()) {
-                    return Err(malformed(format!(
-                        "vertex {} has a NaN or infinite coordinate",
-                        mesh.positions.len()
-                    )));
+                    return Err(malformed(format!("vertex {} has a NaN or infinite coordinate", mesh.positions.len())));
                 }
                 mesh.positions.push(Vec3::new(c[0], c[1], c[2]));
             }
@@ -90,25 +84,15 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
                 let refs: Vec<i64> = words
                     .map(|w| {
                         let v = w.split('/').next().unwrap_or("");
-                        v.parse::<i64>()
-                            .map_err(|_| malformed(format!("`{w}` is not a vertex reference")))
+                        v.parse::<i64>().map_err(|_| malformed(format!("`{w}` is not a vertex reference")))
                     })
                     .collect::<Result<_, _>>()?;
                 if refs.len() != 3 {
-                    return Err(ObjError::NotTriangle {
-                        line,
-                        arity: refs.len(),
-                    });
+                    return Err(ObjError::NotTriangle { line, arity: refs.len() });
                 }
                 // negative references count back from the vertices read so far
                 let n = mesh.positions.len() as i64;
-                let resolved = [0, 1, 2].map(|i| {
-                    if refs[i] < 0 {
-                        n + refs[i] + 1
-                    } else {
-                        refs[i]
-                    }
-                });
+                let resolved = [0, 1, 2].map(|i| if refs[i] < 0 { n + refs[i] + 1 } else { refs[i] });
                 faces.push((line, resolved));
             }
             _ => {}
@@ -136,7 +120,8 @@ mod tests {
 
     #[test]
     fn keeps_file_numbering_across_groups() {
-        let text = "# two groups share vertex 2\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\no a\nf 1/1/1 2//2 3\no b\nf 2 4 -2\n";
+        let text =
+            "# two groups share vertex 2\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\no a\nf 1/1/1 2//2 3\no b\nf 2 4 -2\n";
         let m = parse_obj(text).unwrap();
         assert_eq!(m.positions.len(), 4);
         assert_eq!(m.triangles, vec![[0, 1, 2], [1, 3, 2]]);
@@ -152,18 +137,9 @@ mod tests {
             parse_obj("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"),
             Err(ObjError::Malformed { line: 2, .. })
         ));
-        assert!(matches!(
-            parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"),
-            Err(ObjError::Malformed { line: 4, .. })
-        ));
-        assert!(matches!(
-            parse_obj("v 0 0 x\n"),
-            Err(ObjError::Malformed { line: 1, .. })
-        ));
+        assert!(matches!(parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), Err(ObjError::Malformed { line: 4, .. })));
+        assert!(matches!(parse_obj("v 0 0 x\n"), Err(ObjError::Malformed { line: 1, .. })));
         assert_eq!(parse_obj("v 0 0 0\n"), Err(ObjError::Empty));
-        assert!(matches!(
-            read_obj(Path::new("/nonexistent/x.obj")),
-            Err(ObjError::Unreadable(_))
-        ));
+        assert!(matches!(read_obj(Path::new("/nonexistent/x.obj")), Err(ObjError::Unreadable(_))));
     }
 }

@@ -28,16 +28,10 @@ pub fn hinges(triangles: &[[u32; 3]]) -> Vec<HingeStencil> {
     for t in triangles {
         for k in 0..3 {
             let (a, b, c) = (t[k], t[(k + 1) % 3], t[(k + 2) % 3]);
-            by_edge
-                .entry([a.min(b), a.max(b)])
-                .or_default()
-                .push((a, b, c));
+            by_edge.entry([a.min(b), a.max(b)]).or_default().push((a, b, c));
         }
     }
-    by_edge
-        .values()
-        .flat_map(|sides| sides.windows(2).map(|w| [w[0].0, w[0].1, w[0].2, w[1].2]))
-        .collect()
+    by_edge.values().flat_map(|sides| sides.windows(2).map(|w| [w[0].0, w[0].1, w[0].2, w[1].2])).collect()
 }
 
 #[cfg(test)]

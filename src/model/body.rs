@@ -63,11 +63,7 @@ pub struct Body {
 impl Body {
     /// A body named `name` of kind `kind`; its vertex range is set when it is added to a model.
     pub fn new(name: impl Into<String>, kind: BodyKind) -> Self {
-        Body {
-            name: name.into(),
-            kind,
-            vertices: 0..0,
-        }
+        Body { name: name.into(), kind, vertices: 0..0 }
     }
 
     /// Number of vertices.

@@ -35,13 +35,7 @@ impl Model {
 
     /// Adds a body whose vertices start at `positions` with `velocities` and `masses` (kg); returns
     /// its id. `body.vertices` is overwritten with the global range the vertices receive.
-    pub fn add_body(
-        &mut self,
-        mut body: Body,
-        positions: &[Vec3],
-        velocities: &[Vec3],
-        masses: &[Real],
-    ) -> BodyId {
+    pub fn add_body(&mut self, mut body: Body, positions: &[Vec3], velocities: &[Vec3], masses: &[Real]) -> BodyId {
         let first = self.vertices.len() as u32;
         for ((x, v), m) in positions.iter().zip(velocities).zip(masses) {
             self.vertices.push(*x, *v, *m);

@@ -39,12 +39,7 @@ mod tests {
 
     #[test]
     fn rests_moves_and_stops() {
-        let p = LinearPath {
-            origin: Vec3::zeros(),
-            velocity: Vec3::x(),
-            start: 1.0,
-            stop: 3.0,
-        };
+        let p = LinearPath { origin: Vec3::zeros(), velocity: Vec3::x(), start: 1.0, stop: 3.0 };
         assert_eq!(p.position(0.5), Vec3::zeros());
         assert_eq!(p.position(2.0), Vec3::x());
         assert_eq!(p.position(10.0), Vec3::x() * 2.0);

@@ -73,11 +73,7 @@ impl Vertices {
     #[inline]
     pub fn drift_to(&mut self, i: VertexId, t: Real) {
         let k = i.index();
-        debug_assert!(
-            t >= self.t_last[k],
-            "drift backwards in time: vertex {k} from {} to {t}",
-            self.t_last[k]
-        );
+        debug_assert!(t >= self.t_last[k], "drift backwards in time: vertex {k} from {} to {t}", self.t_last[k]);
         match self.motions[k] {
             Motion::Free => self.positions[k] += self.velocities[k] * (t - self.t_last[k]),
             Motion::Fixed => {}
@@ -179,10 +175,6 @@ mod tests {
         v.drift_to(a, 5.0);
         assert_eq!(v.position(a), Vec3::x());
         v.kick(VertexId(1), Vec3::x());
-        assert_eq!(
-            v.velocity(VertexId(1)),
-            Vec3::zeros(),
-            "held vertices ignore kicks"
-        );
+        assert_eq!(v.velocity(VertexId(1)), Vec3::zeros(), "held vertices ignore kicks");
     }
 }

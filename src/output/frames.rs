@@ -26,23 +26,15 @@ impl FrameWriter {
     /// Creates `dir` (and `frames/`, `particles/` as needed for `model`), removes frame files
     /// of an earlier run there, and starts `stats.csv`.
     pub fn create(dir: &Path, model: &Model) -> Result<Self, OutputError> {
-        let has_meshes = model
-            .bodies
-            .values()
-            .any(|b| !matches!(b.kind, BodyKind::Particles { .. }));
-        let has_particles = model
-            .bodies
-            .values()
-            .any(|b| matches!(b.kind, BodyKind::Particles { .. }));
+        let has_meshes = model.bodies.values().any(|b| !matches!(b.kind, BodyKind::Particles { .. }));
+        let has_particles = model.bodies.values().any(|b| matches!(b.kind, BodyKind::Particles { .. }));
         fs::create_dir_all(dir).map_err(io_at(dir))?;
         for (sub, wanted) in [("frames", has_meshes), ("particles", has_particles)] {
             let d = dir.join(sub);
             if d.is_dir() {
                 for entry in fs::read_dir(&d).map_err(io_at(&d))? {
                     let p = entry.map_err(io_at(&d))?.path();
-                    if p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with("frame_"))
-                    {
+                    if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("frame_")) {
                         fs::remove_file(&p).map_err(io_at(&p))?;
                     }
                 }
@@ -54,11 +46,7 @@ impl FrameWriter {
         let path = dir.join("stats.csv");
         let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
         writeln!(stats, "{STATS_HEADER}").map_err(io_at(&path))?;
-        Ok(FrameWriter {
-            dir: dir.to_path_buf(),
-            stats,
-            frames_written: 0,
-        })
+        Ok(FrameWriter { dir: dir.to_path_buf(), stats, frames_written: 0 })
     }
 
     /// Frames written so far.
@@ -94,11 +82,7 @@ impl FrameWriter {
                     }
                     if let BodyKind::Chain { edges } = kind {
                         for e in edges {
-                            obj.push_str(&format!(
-                                "l {} {}\n",
-                                e[0] as usize + offset,
-                                e[1] as usize + offset
-                            ));
+                            obj.push_str(&format!("l {} {}\n", e[0] as usize + offset, e[1] as usize + offset));
                         }
                     }
                     offset += xs.len();
@@ -142,7 +126,6 @@ impl FrameWriter {
 
 impl Observer for FrameWriter {
     fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
-        self.write_frame(frame)
-            .map_err(|e| Box::new(e) as ObserverError)
+        self.write_frame(frame).map_err(|e| Box::new(e) as ObserverError)
     }
 }

@@ -40,8 +40,5 @@ impl fmt::Display for OutputError {
 impl std::error::Error for OutputError {}
 
 pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| OutputError { path: path.to_path_buf(), source }
 }

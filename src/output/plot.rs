@@ -89,11 +89,9 @@ pub enum PlotError {
 impl fmt::Display for PlotError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::MissingStats { path } => write!(
-                f,
-                "{} not found; run `avicontact run SCENE --out DIR` first",
-                path.display()
-            ),
+            Self::MissingStats { path } => {
+                write!(f, "{} not found; run `avicontact run SCENE --out DIR` first", path.display())
+            }
             Self::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
             Self::MissingColumn { path, column } => write!(
                 f,
@@ -102,36 +100,16 @@ impl fmt::Display for PlotError {
                 path.display(),
                 COLUMNS.join(",")
             ),
-            Self::Malformed {
-                path,
-                line,
-                column,
-                value,
-            } if value.is_empty() => write!(
-                f,
-                "{}:{line}: row ends before column `{column}`; fix or delete that line",
-                path.display()
-            ),
-            Self::Malformed {
-                path,
-                line,
-                column,
-                value,
-            } => write!(
+            Self::Malformed { path, line, column, value } if value.is_empty() => {
+                write!(f, "{}:{line}: row ends before column `{column}`; fix or delete that line", path.display())
+            }
+            Self::Malformed { path, line, column, value } => write!(
                 f,
                 "{}:{line}: column `{column}`: `{value}` is not a number; fix or delete that line",
                 path.display()
             ),
-            Self::TooFewRows {
-                path,
-                rows,
-                skipped,
-            } => {
-                write!(
-                    f,
-                    "{}: {rows} usable data row(s), need at least 2",
-                    path.display()
-                )?;
+            Self::TooFewRows { path, rows, skipped } => {
+                write!(f, "{}: {rows} usable data row(s), need at least 2", path.display())?;
                 if *skipped > 0 {
                     write!(
                         f,
@@ -142,11 +120,9 @@ impl fmt::Display for PlotError {
                     write!(f, "; run the scene longer so that more frames are written")
                 }
             }
-            Self::Write { path, message } => write!(
-                f,
-                "cannot write {}: {message}; check that the directory is writable",
-                path.display()
-            ),
+            Self::Write { path, message } => {
+                write!(f, "cannot write {}: {message}; check that the directory is writable", path.display())
+            }
         }
     }
 }
@@ -175,39 +151,23 @@ impl Stats {
 
 fn read_stats(path: &Path) -> Result<Stats, PlotError> {
     let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => PlotError::MissingStats {
-            path: path.to_owned(),
-        },
-        _ => PlotError::Read {
-            path: path.to_owned(),
-            source,
-        },
+        std::io::ErrorKind::NotFound => PlotError::MissingStats { path: path.to_owned() },
+        _ => PlotError::Read { path: path.to_owned(), source },
     })?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = lines
         .next()
-        .map(|(_, h)| {
-            h.trim_start_matches('\u{feff}')
-                .split(',')
-                .map(str::trim)
-                .collect()
-        })
+        .map(|(_, h)| h.trim_start_matches('\u{feff}').split(',').map(str::trim).collect())
         .unwrap_or_default();
     let mut index = [0usize; COLUMNS.len()];
     for (slot, name) in index.iter_mut().zip(COLUMNS) {
         *slot = header
             .iter()
             .position(|h| *h == name)
-            .ok_or(PlotError::MissingColumn {
-                path: path.to_owned(),
-                column: name,
-            })?;
+            .ok_or(PlotError::MissingColumn { path: path.to_owned(), column: name })?;
     }
 
-    let mut stats = Stats {
-        rows: Vec::new(),
-        skipped: 0,
-    };
+    let mut stats = Stats { rows: Vec::new(), skipped: 0 };
     for (i, line) in lines {
         if line.trim().is_empty() {
             continue;
@@ -230,11 +190,7 @@ fn read_stats(path: &Path) -> Result<Stats, PlotError> {
         }
     }
     if stats.rows.len() < 2 {
-        return Err(PlotError::TooFewRows {
-            path: path.to_owned(),
-            rows: stats.rows.len(),
-            skipped: stats.skipped,
-        });
+        return Err(PlotError::TooFewRows { path: path.to_owned(), rows: stats.rows.len(), skipped: stats.skipped });
     }
     Ok(stats)
 }
@@ -249,21 +205,14 @@ struct Curve {
 
 impl Curve {
     fn new(label: &'static str, color: RGBColor, values: Vec<f64>) -> Self {
-        Self {
-            label,
-            color,
-            dashed: false,
-            values,
-        }
+        Self { label, color, dashed: false, values }
     }
 }
 
 /// `min..max` of `values`, widened so a flat curve still gets an axis, then padded by the fractions
 /// `below` and `above` of its span (`above` leaves room for the legend).
 fn range(values: impl Iterator<Item = f64>, below: f64, above: f64) -> std::ops::Range<f64> {
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let scale = lo.abs().max(hi.abs());
     if hi - lo <= 1e-9 * scale {
         let half = if scale > 0.0 { 0.05 * scale } else { 1.0 };
@@ -281,11 +230,7 @@ fn draw_chart<DB: DrawingBackend>(
     curves: &[Curve],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let x = range(time.iter().copied(), 0.0, 0.0);
-    let y = range(
-        curves.iter().flat_map(|c| c.values.iter().copied()),
-        0.05,
-        0.3,
-    );
+    let y = range(curves.iter().flat_map(|c| c.values.iter().copied()), 0.05, 0.3);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 22))
         .margin(12)
@@ -305,19 +250,11 @@ fn draw_chart<DB: DrawingBackend>(
         let points = time.iter().copied().zip(c.values.iter().copied());
         let style = c.color.stroke_width(2);
         let color = c.color;
-        let legend = move |(x, y): (i32, i32)| {
-            PathElement::new([(x, y), (x + 24, y)], color.stroke_width(2))
-        };
+        let legend = move |(x, y): (i32, i32)| PathElement::new([(x, y), (x + 24, y)], color.stroke_width(2));
         if c.dashed {
-            chart
-                .draw_series(DashedLineSeries::new(points, 8, 5, style))?
-                .label(c.label)
-                .legend(legend);
+            chart.draw_series(DashedLineSeries::new(points, 8, 5, style))?.label(c.label).legend(legend);
         } else {
-            chart
-                .draw_series(LineSeries::new(points, style))?
-                .label(c.label)
-                .legend(legend);
+            chart.draw_series(LineSeries::new(points, style))?.label(c.label).legend(legend);
         }
     }
     chart
@@ -352,27 +289,14 @@ fn draw_energy<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let total = stats.column(TOTAL);
-    let with_dissipated = stats
-        .rows
-        .iter()
-        .map(|r| r[TOTAL] + r[DISSIPATED])
-        .collect();
+    let with_dissipated = stats.rows.iter().map(|r| r[TOTAL] + r[DISSIPATED]).collect();
     let curves = [
         Curve::new("kinetic", RGBColor(31, 119, 180), stats.column(KINETIC)),
         Curve::new("potential", RGBColor(44, 160, 44), stats.column(POTENTIAL)),
         Curve::new("total", BLACK, total),
-        Curve {
-            dashed: true,
-            ..Curve::new("total + dissipated", RGBColor(214, 39, 40), with_dissipated)
-        },
+        Curve { dashed: true, ..Curve::new("total + dissipated", RGBColor(214, 39, 40), with_dissipated) },
     ];
-    draw_chart(
-        &root,
-        &format!("energy: {title}"),
-        "energy [J]",
-        &stats.column(TIME),
-        &curves,
-    )?;
+    draw_chart(&root, &format!("energy: {title}"), "energy [J]", &stats.column(TIME), &curves)?;
     root.present()
 }
 
@@ -385,26 +309,14 @@ fn draw_momentum<DB: DrawingBackend>(
     let inner = root.titled(&format!("momentum: {title}"), ("sans-serif", 24))?;
     let (top, bottom) = inner.split_vertically(50.percent());
     let time = stats.column(TIME);
-    let colors = [
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(31, 119, 180),
-    ];
+    let colors = [RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(31, 119, 180)];
     let xyz = |first: usize, names: [&'static str; 3]| -> Vec<Curve> {
-        (0..3)
-            .map(|k| Curve::new(names[k], colors[k], stats.column(first + k)))
-            .collect()
+        (0..3).map(|k| Curve::new(names[k], colors[k], stats.column(first + k))).collect()
     };
     let linear = xyz(MOMENTUM, ["p_x", "p_y", "p_z"]);
     draw_chart(&top, "linear momentum", "momentum [kg·m/s]", &time, &linear)?;
     let angular = xyz(ANGULAR, ["L_x", "L_y", "L_z"]);
-    draw_chart(
-        &bottom,
-        "angular momentum",
-        "angular momentum [kg·m²/s]",
-        &time,
-        &angular,
-    )?;
+    draw_chart(&bottom, "angular momentum", "angular momentum [kg·m²/s]", &time, &angular)?;
     root.present()
 }
 
@@ -413,11 +325,7 @@ fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Cannot fail for a valid TTF; if it did, drawing text reports a font error instead.
-        let _ = plotters::style::register_font(
-            "sans-serif",
-            FontStyle::Normal,
-            dejavu::sans::regular(),
-        );
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
     });
 }
 
@@ -430,10 +338,7 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font();
 
     let name = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
-    let mut title = name.file_name().map_or_else(
-        || dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let mut title = name.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     if stats.skipped > 0 {
         title += &format!(" ({} row(s) with NaN/inf skipped)", stats.skipped);
     }
@@ -443,55 +348,23 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let paths = ["energy.png", "energy.svg", "momentum.png", "momentum.svg"].map(|f| dir.join(f));
     let [energy_png, energy_svg, momentum_png, momentum_svg] = &paths;
     let (st, t) = (&stats, title.as_str());
-    check(
-        energy_png,
-        draw_energy(
-            BitMapBackend::new(energy_png, ENERGY_SIZE).into_drawing_area(),
-            st,
-            t,
-        ),
-    )?;
-    check(
-        energy_svg,
-        draw_energy(
-            SVGBackend::new(energy_svg, ENERGY_SIZE).into_drawing_area(),
-            st,
-            t,
-        ),
-    )?;
-    check(
-        momentum_png,
-        draw_momentum(
-            BitMapBackend::new(momentum_png, MOMENTUM_SIZE).into_drawing_area(),
-            st,
-            t,
-        ),
-    )?;
-    check(
-        momentum_svg,
-        draw_momentum(
-            SVGBackend::new(momentum_svg, MOMENTUM_SIZE).into_drawing_area(),
-            st,
-            t,
-        ),
-    )?;
+    check(energy_png, draw_energy(BitMapBackend::new(energy_png, ENERGY_SIZE).into_drawing_area(), st, t))?;
+    check(energy_svg, draw_energy(SVGBackend::new(energy_svg, ENERGY_SIZE).into_drawing_area(), st, t))?;
+    check(momentum_png, draw_momentum(BitMapBackend::new(momentum_png, MOMENTUM_SIZE).into_drawing_area(), st, t))?;
+    check(momentum_svg, draw_momentum(SVGBackend::new(momentum_svg, MOMENTUM_SIZE).into_drawing_area(), st, t))?;
     Ok(paths.into())
 }
 
 /// Turns a drawing error into [`PlotError::Write`] naming the image.
 fn check<E: fmt::Display>(path: &Path, result: Result<(), E>) -> Result<(), PlotError> {
-    result.map_err(|e| PlotError::Write {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })
+    result.map_err(|e| PlotError::Write { path: path.to_owned(), message: e.to_string() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const HEADER: &str =
-        "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,\
+    const HEADER: &str = "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,\
                           angular_x,angular_y,angular_z,events";
 
     fn write_stats(dir: &Path, body: &str) {
@@ -504,33 +377,16 @@ mod tests {
         let mut body = String::new();
         for i in 0..200 {
             let t = i as f64 * 0.01;
-            let (k, u) = (
-                5.0 * (3.0 * t).sin().powi(2),
-                5.0 * (3.0 * t).cos().powi(2) - 0.01 * t,
-            );
-            body += &format!(
-                "{t},{k},{u},{},{},1.5,0,-{t},0.25,0.5,2.0,{i}\n",
-                k + u,
-                0.01 * t
-            );
+            let (k, u) = (5.0 * (3.0 * t).sin().powi(2), 5.0 * (3.0 * t).cos().powi(2) - 0.01 * t);
+            body += &format!("{t},{k},{u},{},{},1.5,0,-{t},0.25,0.5,2.0,{i}\n", k + u, 0.01 * t);
         }
         body += "2.0,NaN,0,0,0,0,0,0,0,0,0,0\n";
         write_stats(dir.path(), &body);
         let written = plot_run(dir.path()).unwrap();
-        let names: Vec<_> = written
-            .iter()
-            .map(|p| p.file_name().unwrap().to_str().unwrap())
-            .collect();
-        assert_eq!(
-            names,
-            ["energy.png", "energy.svg", "momentum.png", "momentum.svg"]
-        );
+        let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["energy.png", "energy.svg", "momentum.png", "momentum.svg"]);
         for path in &written {
-            assert!(
-                std::fs::metadata(path).unwrap().len() > 1000,
-                "{} is empty",
-                path.display()
-            );
+            assert!(std::fs::metadata(path).unwrap().len() > 1000, "{} is empty", path.display());
         }
         let svg = std::fs::read_to_string(dir.path().join("momentum.svg")).unwrap();
         assert!(svg.contains("angular momentum [kg·m²/s]"));
@@ -543,51 +399,19 @@ mod tests {
         assert!(matches!(err, PlotError::MissingStats { .. }));
         assert!(err.to_string().contains("avicontact run SCENE --out DIR"));
 
-        write_stats(
-            dir.path(),
-            "0,1,2,3,0,0,0,0,0,0,0,0\n0.1,1,2,x3,0,0,0,0,0,0,0,0\n",
-        );
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n0.1,1,2,x3,0,0,0,0,0,0,0,0\n");
         let err = plot_run(dir.path()).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                PlotError::Malformed {
-                    line: 3,
-                    column: "total",
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
-        assert!(
-            err.to_string().contains("stats.csv:3: column `total`"),
-            "{err}"
-        );
+        assert!(matches!(err, PlotError::Malformed { line: 3, column: "total", .. }), "{err:?}");
+        assert!(err.to_string().contains("stats.csv:3: column `total`"), "{err}");
 
         write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n0.1,1,2,3\n");
         let err = plot_run(dir.path()).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                PlotError::Malformed {
-                    line: 3,
-                    column: "dissipated",
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, PlotError::Malformed { line: 3, column: "dissipated", .. }), "{err:?}");
 
         write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n");
-        assert!(matches!(
-            plot_run(dir.path()),
-            Err(PlotError::TooFewRows { rows: 1, .. })
-        ));
+        assert!(matches!(plot_run(dir.path()), Err(PlotError::TooFewRows { rows: 1, .. })));
 
-        write_stats(
-            dir.path(),
-            "0,1,2,3,0,0,0,0,0,0,0,0\n1,1,2,3,0,0,0,0,0,0,0,0\n",
-        );
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n1,1,2,3,0,0,0,0,0,0,0,0\n");
         std::fs::create_dir(dir.path().join("energy.png")).unwrap();
         let err = plot_run(dir.path()).unwrap_err();
         assert!(matches!(err, PlotError::Write { .. }), "{err:?}");
@@ -595,15 +419,6 @@ mod tests {
 
         std::fs::write(dir.path().join("stats.csv"), "time,kinetic\n0,1\n1,2\n").unwrap();
         let err = plot_run(dir.path()).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                PlotError::MissingColumn {
-                    column: "potential",
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, PlotError::MissingColumn { column: "potential", .. }), "{err:?}");
     }
 }

@@ -22,8 +22,7 @@ impl Progress {
     /// terminal.
     pub fn new(duration: f64, quiet: bool) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar =
-                ProgressBar::with_draw_target(Some(TICKS), ProgressDrawTarget::stderr_with_hz(4));
+            let bar = ProgressBar::with_draw_target(Some(TICKS), ProgressDrawTarget::stderr_with_hz(4));
             bar.set_style(
                 ProgressStyle::with_template("{bar:30} {msg} ETA {eta}")
                     .expect("static template")
@@ -31,12 +30,7 @@ impl Progress {
             );
             bar
         });
-        Progress {
-            bar,
-            duration,
-            start: Instant::now(),
-            events: 0,
-        }
+        Progress { bar, duration, start: Instant::now(), events: 0 }
     }
 
     /// Removes the bar from the terminal.
@@ -57,10 +51,7 @@ impl Observer for Progress {
             let t = event.time.seconds();
             let rate = self.events as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
             bar.set_position(((t / self.duration) * TICKS as f64) as u64);
-            bar.set_message(format!(
-                "t = {t:.4} / {} s, {:.2e} events/s",
-                self.duration, rate
-            ));
+            bar.set_message(format!("t = {t:.4} / {} s, {:.2e} events/s", self.duration, rate));
         }
     }
 }

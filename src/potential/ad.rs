@@ -49,9 +49,7 @@ pub fn hessian_of<const N: usize>(
     let seeded: Vec<Vector3<Dual2SVec64<N>>> = x
         .iter()
         .enumerate()
-        .map(|(i, xi)| {
-            Vector3::from_fn(|k, _| Dual2SVec64::<N>::from_re(xi[k]).derivative(3 * i + k))
-        })
+        .map(|(i, xi)| Vector3::from_fn(|k, _| Dual2SVec64::<N>::from_re(xi[k]).derivative(3 * i + k)))
         .collect();
     let h = energy(&seeded).v2.unwrap_generic(Const::<N>, Const::<N>);
     DMatrix::from_column_slice(N, N, h.as_slice())

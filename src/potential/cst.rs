@@ -32,10 +32,7 @@ pub struct MembraneMaterial {
 impl Default for MembraneMaterial {
     /// A light woven cloth: Y = 750 N/m, ν = 0.3.
     fn default() -> Self {
-        MembraneMaterial {
-            youngs_modulus: 750.0,
-            poisson_ratio: 0.3,
-        }
+        MembraneMaterial { youngs_modulus: 750.0, poisson_ratio: 0.3 }
     }
 }
 
@@ -65,19 +62,12 @@ impl Membrane {
     /// A membrane triangle on `vertices` with rest positions `rest_positions` (same order).
     ///
     /// `None` when the rest triangle is degenerate: area ≤ 1e-14 × (longest edge)², or not finite.
-    pub fn new(
-        vertices: [VertexId; 3],
-        rest_positions: [Vec3; 3],
-        material: &MembraneMaterial,
-    ) -> Option<Self> {
+    pub fn new(vertices: [VertexId; 3], rest_positions: [Vec3; 3], material: &MembraneMaterial) -> Option<Self> {
         let [x0, x1, x2] = rest_positions;
         let (e1, e2) = (x1 - x0, x2 - x0);
         let normal = e1.cross(&e2);
         let area = 0.5 * normal.norm();
-        let longest2 = e1
-            .norm_squared()
-            .max(e2.norm_squared())
-            .max((x2 - x1).norm_squared());
+        let longest2 = e1.norm_squared().max(e2.norm_squared()).max((x2 - x1).norm_squared());
         if !(area.is_finite() && area > 1e-14 * longest2) {
             return None;
         }
@@ -109,13 +99,7 @@ impl Membrane {
 
     /// Writes into `grad` the gradient of `scale`·½‖E(x) − E_ref‖²_F (1/m per unit of `scale`),
     /// the force of membrane damping (ACM §6.1). Same code path as the elastic force.
-    pub fn strain_gradient(
-        &self,
-        x: &[Vec3],
-        strain_ref: &Matrix2<Real>,
-        scale: Real,
-        grad: &mut [Vec3],
-    ) {
+    pub fn strain_gradient(&self, x: &[Vec3], strain_ref: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
         let f = self.deformation_gradient(x);
         let e = green_strain_of(&f);
         self.gradient_of_contraction(&f, &(e - strain_ref), scale, grad);
@@ -125,13 +109,7 @@ impl Membrane {
     /// times `scale`: the columns of scale·F·S·Dm⁻ᵀ are the gradients of x₁ and x₂, and x₀ gets
     /// minus their sum. Shared by the elastic force (S = 2μE + λ tr(E) I, the second
     /// Piola–Kirchhoff stress), the damping force (S = E − E_ref) and the damping stable step.
-    pub fn contraction_gradient(
-        &self,
-        x: &[Vec3],
-        s: &Matrix2<Real>,
-        scale: Real,
-        grad: &mut [Vec3],
-    ) {
+    pub fn contraction_gradient(&self, x: &[Vec3], s: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
         self.gradient_of_contraction(&self.deformation_gradient(x), s, scale, grad);
     }
 
@@ -140,13 +118,7 @@ impl Membrane {
         Matrix3x2::from_columns(&[x[1] - x[0], x[2] - x[0]]) * self.dm_inv
     }
 
-    fn gradient_of_contraction(
-        &self,
-        f: &Matrix3x2<Real>,
-        s: &Matrix2<Real>,
-        scale: Real,
-        grad: &mut [Vec3],
-    ) {
+    fn gradient_of_contraction(&self, f: &Matrix3x2<Real>, s: &Matrix2<Real>, scale: Real, grad: &mut [Vec3]) {
         let g = f * (s * (self.dm_inv.transpose() * scale));
         let (g1, g2) = (g.column(0).into_owned(), g.column(1).into_owned());
         grad[0] = -(g1 + g2);
@@ -160,11 +132,7 @@ impl Membrane {
         let d = &self.dm_inv;
         let f0 = e1 * T::from(d[(0, 0)]) + e2 * T::from(d[(1, 0)]);
         let f1 = e1 * T::from(d[(0, 1)]) + e2 * T::from(d[(1, 1)]);
-        [
-            (f0.dot(&f0) - 1.0) * 0.5,
-            f0.dot(&f1) * 0.5,
-            (f1.dot(&f1) - 1.0) * 0.5,
-        ]
+        [(f0.dot(&f0) - 1.0) * 0.5, f0.dot(&f1) * 0.5, (f1.dot(&f1) - 1.0) * 0.5]
     }
 
     /// Ψ = A·(μ‖E‖²_F + ½λ tr(E)²), the one definition of the energy.
@@ -216,11 +184,7 @@ mod tests {
     }
 
     fn rest() -> [Vec3; 3] {
-        [
-            Vec3::new(0.1, 0.2, 0.3),
-            Vec3::new(1.1, 0.25, 0.2),
-            Vec3::new(0.3, 0.9, 0.5),
-        ]
+        [Vec3::new(0.1, 0.2, 0.3), Vec3::new(1.1, 0.25, 0.2), Vec3::new(0.3, 0.9, 0.5)]
     }
 
     #[test]
@@ -228,10 +192,7 @@ mod tests {
         let m = Membrane::new(ids(), rest(), &MembraneMaterial::default()).unwrap();
         let rot = Rotation3::from_euler_angles(0.7, -1.2, 2.5);
         let shift = Vec3::new(3.0, -2.0, 1.0);
-        for x in [
-            rest().to_vec(),
-            rest().iter().map(|p| rot * p + shift).collect(),
-        ] {
+        for x in [rest().to_vec(), rest().iter().map(|p| rot * p + shift).collect()] {
             assert!(m.energy(&x).abs() < 1e-12);
             assert!(m.green_strain(&x).norm() < 1e-12);
             let mut g = [Vec3::zeros(); 3];

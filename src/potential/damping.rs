@@ -55,12 +55,7 @@ impl Damping {
     /// Damping of `measure` with coefficient `coefficient` (b ≥ 0), its reference strain taken at
     /// the initial stencil positions `x`. Call [`Potential::bind_period`] before evaluating it.
     pub fn new(measure: StrainMeasure, coefficient: Real, x: &[Vec3]) -> Self {
-        let mut damping = Damping {
-            measure,
-            coefficient,
-            reference: [0.0; 3],
-            period: Real::NAN,
-        };
+        let mut damping = Damping { measure, coefficient, reference: [0.0; 3], period: Real::NAN };
         damping.reference = damping.strain(x);
         damping
     }
@@ -156,11 +151,7 @@ impl Potential for Damping {
             StrainMeasure::Length(_) => {
                 let e = x[1] - x[0];
                 let l = e.norm();
-                let g = if l > 0.0 {
-                    e * (rate * (l - r[0]) / l)
-                } else {
-                    Vec3::zeros()
-                };
+                let g = if l > 0.0 { e * (rate * (l - r[0]) / l) } else { Vec3::zeros() };
                 grad[0] = -g;
                 grad[1] = g;
             }
@@ -211,11 +202,9 @@ impl Potential for Damping {
                 // Components (E₀₀, √2 E₀₁, E₁₁), whose Euclidean norm is the Frobenius norm of E;
                 // component k is S_k : E for the symmetric S_k below.
                 let s = FRAC_1_SQRT_2;
-                for sk in [
-                    Matrix2::new(1.0, 0.0, 0.0, 0.0),
-                    Matrix2::new(0.0, s, s, 0.0),
-                    Matrix2::new(0.0, 0.0, 0.0, 1.0),
-                ] {
+                for sk in
+                    [Matrix2::new(1.0, 0.0, 0.0, 0.0), Matrix2::new(0.0, s, s, 0.0), Matrix2::new(0.0, 0.0, 0.0, 1.0)]
+                {
                     m.contraction_gradient(x, &sk, 1.0, &mut g[..3]);
                     add(&g[..3], self.coefficient * m.rest_area());
                 }
@@ -253,17 +242,10 @@ mod tests {
 
     #[test]
     fn zero_at_the_reference_and_kinds_are_named() {
-        let x = [
-            Vec3::zeros(),
-            Vec3::x(),
-            Vec3::new(0.3, 0.8, 0.0),
-            Vec3::new(0.6, -0.7, 0.2),
-        ];
+        let x = [Vec3::zeros(), Vec3::x(), Vec3::new(0.3, 0.8, 0.0), Vec3::new(0.6, -0.7, 0.2)];
         let measures = [
             StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 1.0)),
-            StrainMeasure::GreenStrain(
-                Membrane::new(ids(), [x[0], x[1], x[2]], &MembraneMaterial::default()).unwrap(),
-            ),
+            StrainMeasure::GreenStrain(Membrane::new(ids(), [x[0], x[1], x[2]], &MembraneMaterial::default()).unwrap()),
             StrainMeasure::DihedralAngle(Hinge::new(ids(), x, 1.0).unwrap()),
         ];
         let kinds = ["spring_damping", "membrane_damping", "hinge_damping"];
@@ -289,18 +271,11 @@ mod tests {
     #[test]
     fn stable_step_uses_the_damping_matrix_of_the_hessian() {
         // At s = s_ref the Hessian of D is exactly C/h, so 2/λ(M^{-1/2} h H M^{-1/2}) is the limit.
-        let x = [
-            Vec3::zeros(),
-            Vec3::new(1.0, 0.1, 0.0),
-            Vec3::new(0.3, 0.8, 0.1),
-            Vec3::new(0.6, -0.7, 0.2),
-        ];
+        let x = [Vec3::zeros(), Vec3::new(1.0, 0.1, 0.0), Vec3::new(0.3, 0.8, 0.1), Vec3::new(0.6, -0.7, 0.2)];
         let masses = [1.0, 2.0, 0.5, Real::INFINITY];
         let measures = [
             StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 1.0)),
-            StrainMeasure::GreenStrain(
-                Membrane::new(ids(), [x[0], x[1], x[2]], &MembraneMaterial::default()).unwrap(),
-            ),
+            StrainMeasure::GreenStrain(Membrane::new(ids(), [x[0], x[1], x[2]], &MembraneMaterial::default()).unwrap()),
             StrainMeasure::DihedralAngle(Hinge::new(ids(), x, 1.0).unwrap()),
         ];
         for measure in measures {
@@ -314,11 +289,7 @@ mod tests {
             let c = d.hessian(&x[..n]).unwrap() * 0.01;
             let expected = 2.0 / mass_scaled_spectral_radius(&c, &masses[..n]);
             let step = d.stable_step(&x[..n], &masses[..n]).unwrap();
-            assert!(
-                (step - expected).abs() < 1e-9 * expected,
-                "{}: {step} vs {expected}",
-                d.kind()
-            );
+            assert!((step - expected).abs() < 1e-9 * expected, "{}: {step} vs {expected}", d.kind());
         }
     }
 
@@ -326,11 +297,7 @@ mod tests {
     fn spring_damping_stable_step_is_first_order() {
         // C = b [[uuᵀ, −uuᵀ], [−uuᵀ, uuᵀ]]: λ(M⁻¹C) = b (1/m₀ + 1/m₁).
         let x = [Vec3::zeros(), Vec3::new(0.0, 2.0, 0.0)];
-        let mut d = Damping::new(
-            StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 2.0)),
-            3.0,
-            &x,
-        );
+        let mut d = Damping::new(StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 2.0)), 3.0, &x);
         d.bind_period(0.1);
         let h = d.stable_step(&x, &[1.0, 2.0]).unwrap();
         assert!((h - 2.0 / (3.0 * 1.5)).abs() < 1e-12);

@@ -26,8 +26,7 @@ fn point() -> impl Strategy<Value = Vec3> {
 }
 
 fn rigid_motion() -> impl Strategy<Value = (Rotation3<Real>, Vec3)> {
-    ((-PI..PI, -1.5..1.5, -PI..PI), point())
-        .prop_map(|((r, p, y), t)| (Rotation3::from_euler_angles(r, p, y), t))
+    ((-PI..PI, -1.5..1.5, -PI..PI), point()).prop_map(|((r, p, y), t)| (Rotation3::from_euler_angles(r, p, y), t))
 }
 
 /// A value between `lo` and `hi`, uniform in its logarithm.
@@ -37,10 +36,7 @@ fn log_uniform(lo: Real, hi: Real) -> impl Strategy<Value = Real> {
 
 /// Smallest altitude 2A/(longest edge) of a triangle, its smallest feature.
 fn altitude(x: &[Vec3]) -> Real {
-    let longest = (x[1] - x[0])
-        .norm()
-        .max((x[2] - x[0]).norm())
-        .max((x[2] - x[1]).norm());
+    let longest = (x[1] - x[0]).norm().max((x[2] - x[0]).norm()).max((x[2] - x[1]).norm());
     (x[1] - x[0]).cross(&(x[2] - x[0])).norm() / longest
 }
 
@@ -48,16 +44,9 @@ fn altitude(x: &[Vec3]) -> Real {
 /// along or beyond the base), under a random rigid motion.
 fn triangle() -> impl Strategy<Value = [Vec3; 3]> {
     let general = [point(), point(), point()].prop_filter("not degenerate", |x| altitude(x) > 1e-2);
-    let sliver = (0.2..2.0, -0.5..1.5, log_uniform(1e-4, 1e-1), rigid_motion()).prop_map(
-        |(l, t, h, (r, s))| {
-            [
-                Vec3::zeros(),
-                Vec3::new(l, 0.0, 0.0),
-                Vec3::new(t * l, h * l, 0.0),
-            ]
-            .map(|p| r * p + s)
-        },
-    );
+    let sliver = (0.2..2.0, -0.5..1.5, log_uniform(1e-4, 1e-1), rigid_motion()).prop_map(|(l, t, h, (r, s))| {
+        [Vec3::zeros(), Vec3::new(l, 0.0, 0.0), Vec3::new(t * l, h * l, 0.0)].map(|p| r * p + s)
+    });
     prop_oneof![general, sliver]
 }
 
@@ -67,11 +56,7 @@ fn hinge_angle() -> impl Strategy<Value = Real> {
         Just(0.0),
         -1e-3..1e-3,
         -(PI - 1e-2)..(PI - 1e-2),
-        (log_uniform(1e-2, 1e-1), prop::bool::ANY).prop_map(|(d, s)| if s {
-            PI - d
-        } else {
-            d - PI
-        }),
+        (log_uniform(1e-2, 1e-1), prop::bool::ANY).prop_map(|(d, s)| if s { PI - d } else { d - PI }),
     ]
 }
 
@@ -85,14 +70,8 @@ fn hinge_positions() -> impl Strategy<Value = ([Vec3; 4], Real)> {
         rigid_motion(),
     )
         .prop_map(|((l, t2, t3), (h2, h3), (alpha, theta), (r, s))| {
-            let wing =
-                |t: Real, h: Real, a: Real| Vec3::new(t * l, h * l * a.cos(), h * l * a.sin());
-            let x = [
-                Vec3::zeros(),
-                Vec3::new(l, 0.0, 0.0),
-                wing(t2, h2, alpha),
-                wing(t3, h3, alpha + PI + theta),
-            ];
+            let wing = |t: Real, h: Real, a: Real| Vec3::new(t * l, h * l * a.cos(), h * l * a.sin());
+            let x = [Vec3::zeros(), Vec3::new(l, 0.0, 0.0), wing(t2, h2, alpha), wing(t3, h3, alpha + PI + theta)];
             (x.map(|p| r * p + s), l * h2.min(h3).min(1.0))
         })
 }
@@ -101,11 +80,7 @@ fn gravity_case() -> impl Strategy<Value = Case> {
     (prop::collection::vec((point(), 0.1..10.0), 1..6), point()).prop_map(|(vertices, g)| {
         let masses = vertices.iter().map(|v| v.1).collect();
         let gravity = Gravity::new((0..vertices.len() as u32).map(VertexId), masses, g * 10.0);
-        Case {
-            potential: Box::new(gravity),
-            x: vertices.iter().map(|v| v.0).collect(),
-            scale: 1.0,
-        }
+        Case { potential: Box::new(gravity), x: vertices.iter().map(|v| v.0).collect(), scale: 1.0 }
     })
 }
 
@@ -114,29 +89,16 @@ fn spring_setup() -> impl Strategy<Value = (Spring, Vec<Vec3>, Real)> {
     (point(), point(), 0.1..2.0, 1.0..1e3, quartic)
         .prop_filter("distinct ends", |(a, b, ..)| (b - a).norm() > 0.05)
         .prop_map(|(a, b, rest, k, k4)| {
-            (
-                Spring::new(VertexId(0), VertexId(1), k, k4, rest),
-                vec![a, b],
-                (b - a).norm(),
-            )
+            (Spring::new(VertexId(0), VertexId(1), k, k4, rest), vec![a, b], (b - a).norm())
         })
 }
 
 fn membrane_setup() -> impl Strategy<Value = (Membrane, Vec<Vec3>, Real)> {
-    let material = (1.0..1e4, -0.5..0.49).prop_map(|(y, nu)| MembraneMaterial {
-        youngs_modulus: y,
-        poisson_ratio: nu,
-    });
+    let material = (1.0..1e4, -0.5..0.49).prop_map(|(y, nu)| MembraneMaterial { youngs_modulus: y, poisson_ratio: nu });
     // Deformed: an unrelated triangle, or the rest one displaced by up to a third of its altitude.
     let displacement = [point(), point(), point()];
-    (
-        triangle(),
-        triangle(),
-        displacement,
-        prop::bool::ANY,
-        material,
-    )
-        .prop_map(|(rest, other, d, unrelated, material)| {
+    (triangle(), triangle(), displacement, prop::bool::ANY, material).prop_map(
+        |(rest, other, d, unrelated, material)| {
             let x: Vec<Vec3> = if unrelated {
                 other.to_vec()
             } else {
@@ -144,32 +106,19 @@ fn membrane_setup() -> impl Strategy<Value = (Membrane, Vec<Vec3>, Real)> {
                 rest.iter().zip(&d).map(|(p, d)| p + d * a).collect()
             };
             let scale = altitude(&rest).min(altitude(&x));
-            (
-                Membrane::new(ids(), rest, &material).expect("rest triangle is not degenerate"),
-                x,
-                scale,
-            )
-        })
+            (Membrane::new(ids(), rest, &material).expect("rest triangle is not degenerate"), x, scale)
+        },
+    )
 }
 
 fn hinge_setup() -> impl Strategy<Value = (Hinge, Vec<Vec3>, Real)> {
     (hinge_positions(), hinge_positions(), 1e-3..10.0).prop_map(|((rest, _), (x, scale), k)| {
-        (
-            Hinge::new(ids(), rest, k).expect("rest hinge is not degenerate"),
-            x.to_vec(),
-            scale,
-        )
+        (Hinge::new(ids(), rest, k).expect("rest hinge is not degenerate"), x.to_vec(), scale)
     })
 }
 
-fn elastic<P: Potential + 'static>(
-    setup: impl Strategy<Value = (P, Vec<Vec3>, Real)>,
-) -> impl Strategy<Value = Case> {
-    setup.prop_map(|(p, x, scale)| Case {
-        potential: Box::new(p),
-        x,
-        scale,
-    })
+fn elastic<P: Potential + 'static>(setup: impl Strategy<Value = (P, Vec<Vec3>, Real)>) -> impl Strategy<Value = Case> {
+    setup.prop_map(|(p, x, scale)| Case { potential: Box::new(p), x, scale })
 }
 
 /// Damping of the measure built by `measure`, with a reference strain from positions displaced
@@ -178,22 +127,14 @@ fn damping_case<P: std::fmt::Debug + 'static>(
     setup: impl Strategy<Value = (P, Vec<Vec3>, Real)>,
     measure: fn(P) -> StrainMeasure,
 ) -> impl Strategy<Value = (Damping, Vec<Vec3>, Real)> {
-    (
-        setup,
-        prop::collection::vec(point(), 4),
-        0.1..10.0,
-        log_uniform(1e-5, 1e-1),
-    )
-        .prop_map(move |((p, x, scale), d, b, h)| {
-            let previous: Vec<Vec3> = x
-                .iter()
-                .zip(&d)
-                .map(|(x, d)| x + d * (0.1 * scale))
-                .collect();
+    (setup, prop::collection::vec(point(), 4), 0.1..10.0, log_uniform(1e-5, 1e-1)).prop_map(
+        move |((p, x, scale), d, b, h)| {
+            let previous: Vec<Vec3> = x.iter().zip(&d).map(|(x, d)| x + d * (0.1 * scale)).collect();
             let mut damping = Damping::new(measure(p), b, &previous);
             damping.bind_period(h);
             (damping, x, scale)
-        })
+        },
+    )
 }
 
 /// Gradient against central differences of the energy, Hessian against central differences of
@@ -210,10 +151,7 @@ fn check_derivatives(p: &dyn Potential, x: &[Vec3], scale: Real) -> Result<(), T
 
     let mut g = vec![Vec3::zeros(); n];
     p.gradient(x, &mut g);
-    prop_assert!(
-        g.iter().all(|g| g.iter().all(|c| c.is_finite())),
-        "non-finite gradient {g:?}"
-    );
+    prop_assert!(g.iter().all(|g| g.iter().all(|c| c.is_finite())), "non-finite gradient {g:?}");
     let mut y = x.to_vec();
 
     // Hessian: central differences of the gradient.
@@ -254,35 +192,18 @@ fn check_derivatives(p: &dyn Potential, x: &[Vec3], scale: Real) -> Result<(), T
     // Truncation error is step²/6·E''' ≈ 1e-11·H·scale: relative to the gradient's change over one
     // feature length where the gradient itself vanishes (at a minimum).
     let tol = 1e-5 * max_abs(&g) + 1e-7 * h_max * scale + eps * (e_max / step + h_max * x_size);
-    prop_assert!(
-        worst <= tol,
-        "{}: gradient off by {worst:e} (tol {tol:e}), gradient {g:?}",
-        p.kind()
-    );
+    prop_assert!(worst <= tol, "{}: gradient off by {worst:e} (tol {tol:e}), gradient {g:?}", p.kind());
 
     let floor = eps * g_max / step;
     match hessian {
-        None => prop_assert!(
-            fd.amax() <= floor,
-            "{}: no Hessian but gradient varies ({:e})",
-            p.kind(),
-            fd.amax()
-        ),
+        None => prop_assert!(fd.amax() <= floor, "{}: no Hessian but gradient varies ({:e})", p.kind(), fd.amax()),
         Some(h) => {
             prop_assert_eq!(h.shape(), (3 * n, 3 * n));
             let asym = (&h - h.transpose()).amax();
-            prop_assert!(
-                asym <= 1e-12 * h_max,
-                "{}: Hessian asymmetric by {asym:e} of {h_max:e}",
-                p.kind()
-            );
+            prop_assert!(asym <= 1e-12 * h_max, "{}: Hessian asymmetric by {asym:e} of {h_max:e}", p.kind());
             let off = (&h - &fd).amax();
             let tol = 1e-5 * h.amax() + floor;
-            prop_assert!(
-                off <= tol,
-                "{}: Hessian off by {off:e} (tol {tol:e})\n{h}\n{fd}",
-                p.kind()
-            );
+            prop_assert!(off <= tol, "{}: Hessian off by {off:e} (tol {tol:e})\n{h}\n{fd}", p.kind());
         }
     }
     Ok(())
@@ -306,11 +227,7 @@ fn boxed_damping<P: std::fmt::Debug + 'static>(
     setup: impl Strategy<Value = (P, Vec<Vec3>, Real)>,
     measure: fn(P) -> StrainMeasure,
 ) -> impl Strategy<Value = Case> {
-    damping_case(setup, measure).prop_map(|(d, x, scale)| Case {
-        potential: Box::new(d),
-        x,
-        scale,
-    })
+    damping_case(setup, measure).prop_map(|(d, x, scale)| Case { potential: Box::new(d), x, scale })
 }
 
 derivative_tests! {

@@ -20,18 +20,10 @@ pub struct Gravity {
 
 impl Gravity {
     /// Gravity `acceleration` (m/s²) on `vertices`, with `masses` (kg) in the same order.
-    pub fn new(
-        vertices: impl IntoIterator<Item = VertexId>,
-        masses: Vec<Real>,
-        acceleration: Vec3,
-    ) -> Self {
+    pub fn new(vertices: impl IntoIterator<Item = VertexId>, masses: Vec<Real>, acceleration: Vec3) -> Self {
         let stencil: Stencil = vertices.into_iter().collect();
         assert_eq!(stencil.len(), masses.len(), "one mass per gravity vertex");
-        Gravity {
-            stencil,
-            masses,
-            acceleration,
-        }
+        Gravity { stencil, masses, acceleration }
     }
 }
 
@@ -45,10 +37,7 @@ impl Potential for Gravity {
     }
 
     fn energy(&self, x: &[Vec3]) -> Real {
-        -x.iter()
-            .zip(&self.masses)
-            .map(|(x, m)| m * self.acceleration.dot(x))
-            .sum::<Real>()
+        -x.iter().zip(&self.masses).map(|(x, m)| m * self.acceleration.dot(x)).sum::<Real>()
     }
 
     fn gradient(&self, _x: &[Vec3], grad: &mut [Vec3]) {

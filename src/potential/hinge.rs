@@ -44,18 +44,11 @@ impl Hinge {
     /// stiffness `stiffness` (J).
     ///
     /// `None` when either rest triangle is degenerate: area ≤ 1e-14 × (longest edge)², or not finite.
-    pub fn new(
-        vertices: [VertexId; 4],
-        rest_positions: [Vec3; 4],
-        stiffness: Real,
-    ) -> Option<Self> {
+    pub fn new(vertices: [VertexId; 4], rest_positions: [Vec3; 4], stiffness: Real) -> Option<Self> {
         let [x0, x1, x2, x3] = rest_positions;
         let area = |a: Vec3, b: Vec3, c: Vec3| -> Option<Real> {
             let area = 0.5 * (b - a).cross(&(c - a)).norm();
-            let longest2 = (b - a)
-                .norm_squared()
-                .max((c - a).norm_squared())
-                .max((c - b).norm_squared());
+            let longest2 = (b - a).norm_squared().max((c - a).norm_squared()).max((c - b).norm_squared());
             (area.is_finite() && area > 1e-14 * longest2).then_some(area)
         };
         let (a1, a2) = (area(x0, x1, x2)?, area(x1, x0, x3)?);
@@ -162,12 +155,7 @@ mod tests {
 
     /// Edge along x, wing 1 in +y, wing 2 folded by `fold` out of the plane from −y.
     fn hinge(fold: Real) -> [Vec3; 4] {
-        [
-            Vec3::zeros(),
-            Vec3::x(),
-            Vec3::new(0.4, 1.0, 0.0),
-            Vec3::new(0.7, -fold.cos(), fold.sin()),
-        ]
+        [Vec3::zeros(), Vec3::x(), Vec3::new(0.4, 1.0, 0.0), Vec3::new(0.7, -fold.cos(), fold.sin())]
     }
 
     #[test]

@@ -100,16 +100,11 @@ pub fn mass_scaled_spectral_radius(h: &DMatrix<Real>, masses: &[Real]) -> Real {
         }
     }
     let sym = (&scaled + scaled.transpose()) * 0.5;
-    sym.symmetric_eigenvalues()
-        .iter()
-        .fold(0.0, |m: Real, e| m.max(e.abs()))
+    sym.symmetric_eigenvalues().iter().fold(0.0, |m: Real, e| m.max(e.abs()))
 }
 
 /// Total mechanical (non-dissipative) energy of `potentials` at global positions `x`.
-pub fn assemble_energy<'a>(
-    potentials: impl IntoIterator<Item = &'a dyn Potential>,
-    x: &[Vec3],
-) -> Real {
+pub fn assemble_energy<'a>(potentials: impl IntoIterator<Item = &'a dyn Potential>, x: &[Vec3]) -> Real {
     let mut local = Vec::new();
     potentials
         .into_iter()
@@ -122,11 +117,7 @@ pub fn assemble_energy<'a>(
 }
 
 /// Adds the gradients of `potentials` at global positions `x` into the global `grad`.
-pub fn assemble_gradient<'a>(
-    potentials: impl IntoIterator<Item = &'a dyn Potential>,
-    x: &[Vec3],
-    grad: &mut [Vec3],
-) {
+pub fn assemble_gradient<'a>(potentials: impl IntoIterator<Item = &'a dyn Potential>, x: &[Vec3], grad: &mut [Vec3]) {
     let mut local = Vec::new();
     let mut local_grad = Vec::new();
     for p in potentials {

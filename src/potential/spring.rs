@@ -23,27 +23,13 @@ pub struct Spring {
 
 impl Spring {
     /// A spring between `a` and `b` with rest length `rest_length`.
-    pub fn new(
-        a: VertexId,
-        b: VertexId,
-        stiffness: Real,
-        quartic: Real,
-        rest_length: Real,
-    ) -> Self {
-        Spring {
-            stencil: smallvec![a, b],
-            stiffness,
-            quartic,
-            rest_length,
-        }
+    pub fn new(a: VertexId, b: VertexId, stiffness: Real, quartic: Real, rest_length: Real) -> Self {
+        Spring { stencil: smallvec![a, b], stiffness, quartic, rest_length }
     }
 
     /// dE/dl and d²E/dl² at stretch s = l − L.
     fn derivatives(&self, s: Real) -> (Real, Real) {
-        (
-            self.stiffness * s + self.quartic * s * s * s,
-            self.stiffness + 3.0 * self.quartic * s * s,
-        )
+        (self.stiffness * s + self.quartic * s * s * s, self.stiffness + 3.0 * self.quartic * s * s)
     }
 }
 
@@ -80,8 +66,7 @@ impl Potential for Spring {
         let mut h = DMatrix::zeros(6, 6);
         for (a, sa) in [(0, 1.0), (1, -1.0)] {
             for (b, sb) in [(0, 1.0), (1, -1.0)] {
-                h.fixed_view_mut::<3, 3>(3 * a, 3 * b)
-                    .copy_from(&(block * (sa * sb)));
+                h.fixed_view_mut::<3, 3>(3 * a, 3 * b).copy_from(&(block * (sa * sb)));
             }
         }
         Some(h)

@@ -1,17 +1,13 @@
 //! From a parsed scene file to a model and potentials, with every value checked.
 
-use super::schema::{
-    self, BodySection, Generator, MeshSpec, ParticleGenerator, PositionsSpec, SceneFile,
-};
+use super::schema::{self, BodySection, Generator, MeshSpec, ParticleGenerator, PositionsSpec, SceneFile};
 use super::{Backend, Scene, SceneError};
 use crate::avi::{ForceSpec, PeriodChoice};
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::mesh::{self, TriMesh};
 use crate::model::{Body, BodyKind, LinearPath, Model};
-use crate::potential::{
-    Damping, Gravity, Hinge, Membrane, MembraneMaterial, Spring, StrainMeasure,
-};
+use crate::potential::{Damping, Gravity, Hinge, Membrane, MembraneMaterial, Spring, StrainMeasure};
 use crate::simulation::SimulationParameters;
 use nalgebra::Rotation3;
 use rand::{RngExt, SeedableRng};
@@ -27,11 +23,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, place: impl Into<String>, message: impl Into<String>) -> SceneError {
-        SceneError {
-            file: self.file.to_string(),
-            place: Some(place.into()),
-            message: message.into(),
-        }
+        SceneError { file: self.file.to_string(), place: Some(place.into()), message: message.into() }
     }
 
     fn finite_vec(&self, place: &str, key: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
@@ -45,37 +37,19 @@ impl Ctx<'_> {
         }
     }
 
-    fn positive(
-        &self,
-        place: &str,
-        key: &str,
-        value: Option<f64>,
-        what: &str,
-    ) -> Result<Real, SceneError> {
+    fn positive(&self, place: &str, key: &str, value: Option<f64>, what: &str) -> Result<Real, SceneError> {
         match value {
             Some(v) if v.is_finite() && v > 0.0 => Ok(v),
-            Some(v) => Err(self.err(
-                format!("{place}.{key}"),
-                format!("must be a finite number > 0, got {v}; {what}"),
-            )),
+            Some(v) => Err(self.err(format!("{place}.{key}"), format!("must be a finite number > 0, got {v}; {what}"))),
             None => Err(self.err(place.to_string(), format!("`{key}` is required; {what}"))),
         }
     }
 
-    fn non_negative(
-        &self,
-        place: &str,
-        key: &str,
-        value: Option<f64>,
-        what: &str,
-    ) -> Result<Real, SceneError> {
+    fn non_negative(&self, place: &str, key: &str, value: Option<f64>, what: &str) -> Result<Real, SceneError> {
         match value {
             None => Ok(0.0),
             Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
-            Some(v) => Err(self.err(
-                format!("{place}.{key}"),
-                format!("must be a finite number ≥ 0, got {v}; {what}"),
-            )),
+            Some(v) => Err(self.err(format!("{place}.{key}"), format!("must be a finite number ≥ 0, got {v}; {what}"))),
         }
     }
 
@@ -89,66 +63,42 @@ impl Ctx<'_> {
         match value.or(common) {
             None => Ok(PeriodChoice::Stable),
             Some(h) if h.is_finite() && h > 0.0 => Ok(PeriodChoice::Fixed(h)),
-            Some(h) => Err(self.err(
-                format!("{place}.{key}"),
-                format!("must be a finite period in seconds > 0, got {h}"),
-            )),
+            Some(h) => {
+                Err(self.err(format!("{place}.{key}"), format!("must be a finite period in seconds > 0, got {h}")))
+            }
         }
     }
 }
 
-pub(super) fn build(
-    raw: SceneFile,
-    file: &str,
-    base: &Path,
-    name: String,
-) -> Result<Scene, SceneError> {
+pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Result<Scene, SceneError> {
     let ctx = Ctx { file };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
     if !(sim.duration.is_finite() && sim.duration > 0.0) {
-        return Err(ctx.err(
-            "simulation.duration",
-            format!(
-                "must be a finite number of seconds > 0, got {}",
-                sim.duration
-            ),
-        ));
+        return Err(
+            ctx.err("simulation.duration", format!("must be a finite number of seconds > 0, got {}", sim.duration))
+        );
     }
     if !(sim.frame_rate.is_finite() && sim.frame_rate > 0.0) {
         return Err(ctx.err(
             "simulation.frame_rate",
-            format!(
-                "must be a finite number of frames per second > 0, got {}",
-                sim.frame_rate
-            ),
+            format!("must be a finite number of frames per second > 0, got {}", sim.frame_rate),
         ));
     }
     if !(sim.safety_factor > 0.0 && sim.safety_factor <= 1.0) {
-        return Err(ctx.err(
-            "simulation.safety_factor",
-            format!("must be in (0, 1], got {}", sim.safety_factor),
-        ));
+        return Err(ctx.err("simulation.safety_factor", format!("must be in (0, 1], got {}", sim.safety_factor)));
     }
     let gravity = ctx.finite_vec("simulation", "gravity", sim.gravity)?;
     let common_period = match sim.period {
         None => None,
         Some(h) if h.is_finite() && h > 0.0 => Some(h),
-        Some(h) => {
-            return Err(ctx.err(
-                "simulation.period",
-                format!("must be a finite period in seconds > 0, got {h}"),
-            ))
-        }
+        Some(h) => return Err(ctx.err("simulation.period", format!("must be a finite period in seconds > 0, got {h}"))),
     };
     let backend = match sim.backend.as_deref() {
         None | Some("avi") => Backend::Avi,
         Some("sync") => Backend::Sync,
         Some(other) => {
-            return Err(ctx.err(
-                "simulation.backend",
-                format!("unknown backend \"{other}\"; use \"avi\" or \"sync\""),
-            ))
+            return Err(ctx.err("simulation.backend", format!("unknown backend \"{other}\"; use \"avi\" or \"sync\"")))
         }
     };
     if let Some(c) = &raw.contact {
@@ -169,21 +119,9 @@ pub(super) fn build(
     for (index, body) in raw.bodies.iter().enumerate() {
         let place = format!("body[{index}] \"{}\"", body.name);
         if raw.bodies[..index].iter().any(|b| b.name == body.name) {
-            return Err(ctx.err(
-                format!("{place}.name"),
-                "another body has the same name; body names must be unique",
-            ));
+            return Err(ctx.err(format!("{place}.name"), "another body has the same name; body names must be unique"));
         }
-        build_body(
-            &ctx,
-            &place,
-            body,
-            base,
-            gravity,
-            common_period,
-            &mut model,
-            &mut forces,
-        )?;
+        build_body(&ctx, &place, body, base, gravity, common_period, &mut model, &mut forces)?;
     }
     let parameters = SimulationParameters {
         duration: sim.duration,
@@ -191,55 +129,25 @@ pub(super) fn build(
         gravity,
         safety_factor: sim.safety_factor,
     };
-    Ok(Scene {
-        name,
-        path: None,
-        model,
-        forces,
-        parameters,
-        backend,
-        warnings,
-    })
+    Ok(Scene { name, path: None, model, forces, parameters, backend, warnings })
 }
 
 fn check_sync(ctx: &Ctx, s: &schema::SyncSection) -> Result<(), SceneError> {
-    const INTEGRATORS: [&str; 9] = [
-        "implicit-euler",
-        "bdf2",
-        "implicit-midpoint",
-        "trapezoid",
-        "a1",
-        "a-search",
-        "blend",
-        "sdirk2",
-        "tr-bdf2",
-    ];
+    const INTEGRATORS: [&str; 9] =
+        ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search", "blend", "sdirk2", "tr-bdf2"];
     if let Some(name) = &s.integrator {
         if !INTEGRATORS.contains(&name.as_str()) {
             return Err(ctx.err(
                 "sync.integrator",
-                format!(
-                    "unknown integrator \"{name}\"; use one of {}",
-                    INTEGRATORS.join(", ")
-                ),
+                format!("unknown integrator \"{name}\"; use one of {}", INTEGRATORS.join(", ")),
             ));
         }
     }
     if s.timestep.is_some() {
-        ctx.positive(
-            "sync",
-            "timestep",
-            s.timestep,
-            "the synchronous time step is in seconds",
-        )?;
+        ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
     }
     if s.barrier_distance.is_some() {
-        ctx.positive(
-            "sync",
-            "barrier_distance",
-            s.barrier_distance,
-            "the IPC barrier distance d̂ is in metres",
-        )?;
+        ctx.positive("sync", "barrier_distance", s.barrier_distance, "the IPC barrier distance d̂ is in metres")?;
     }
     if let Some(target) = &s.energy_target {
         if target.decay_half_life.is_some() {
@@ -250,12 +158,7 @@ fn check_sync(ctx: &Ctx, s: &schema::SyncSection) -> Result<(), SceneError> {
                 "the half-life is in seconds",
             )?;
         }
-        ctx.non_negative(
-            "sync.energy_target",
-            "start",
-            target.start,
-            "the start time is in seconds",
-        )?;
+        ctx.non_negative("sync.energy_target", "start", target.start, "the start time is in seconds")?;
     }
     Ok(())
 }
@@ -267,30 +170,18 @@ fn check_contact(ctx: &Ctx, c: &schema::ContactSection) -> Result<(), SceneError
         c.thickness.or(Some(0.01)),
         "η(1) is the outermost layer's thickness in metres",
     )?;
-    ctx.positive(
-        "contact",
-        "stiffness",
-        c.stiffness.or(Some(1000.0)),
-        "r(1) is the outermost layer's stiffness",
-    )?;
+    ctx.positive("contact", "stiffness", c.stiffness.or(Some(1000.0)), "r(1) is the outermost layer's stiffness")?;
     if let Some(e) = c.restitution {
         if !(0.0..=1.0).contains(&e) {
             return Err(ctx.err("contact.restitution", format!("must be in [0, 1], got {e}")));
         }
     }
-    ctx.non_negative(
-        "contact",
-        "friction",
-        c.friction,
-        "the Coulomb coefficient μ is ≥ 0",
-    )?;
+    ctx.non_negative("contact", "friction", c.friction, "the Coulomb coefficient μ is ≥ 0")?;
     match c.broad_phase.as_deref() {
         None | Some("hash-grid" | "kdop" | "all-pairs") => Ok(()),
         Some(other) => Err(ctx.err(
             "contact.broad_phase",
-            format!(
-                "unknown broad phase \"{other}\"; use \"hash-grid\", \"kdop\" or \"all-pairs\""
-            ),
+            format!("unknown broad phase \"{other}\"; use \"hash-grid\", \"kdop\" or \"all-pairs\""),
         )),
     }
 }
@@ -359,12 +250,7 @@ fn build_body(
     // initial velocity: translation plus rigid spin about the centre of mass
     let total_mass: Real = masses.iter().filter(|m| m.is_finite()).sum();
     if spin != Vec3::zeros() && total_mass > 0.0 {
-        let com: Vec3 = positions
-            .iter()
-            .zip(&masses)
-            .filter(|(_, m)| m.is_finite())
-            .map(|(x, m)| x * *m)
-            .sum::<Vec3>()
+        let com: Vec3 = positions.iter().zip(&masses).filter(|(_, m)| m.is_finite()).map(|(x, m)| x * *m).sum::<Vec3>()
             / total_mass;
         for (v, x) in velocities.iter_mut().zip(&positions) {
             *v += spin.cross(&(x - com));
@@ -389,12 +275,7 @@ fn build_body(
         }
     }
     let is_obstacle = matches!(kind, BodyKind::Obstacle { .. });
-    let body_id = model.add_body(
-        Body::new(b.name.clone(), kind),
-        &positions,
-        &velocities,
-        &masses,
-    );
+    let body_id = model.add_body(Body::new(b.name.clone(), kind), &positions, &velocities, &masses);
     let n = positions.len();
     let first = model.bodies[body_id].vertices.start;
     let global = |local: u32| VertexId(first + local);
@@ -411,13 +292,9 @@ fn build_body(
         let sp = format!("{place}.scripted[{s}]");
         let v = ctx.finite_vec(&sp, "velocity", script.velocity)?;
         if !(script.start.is_finite() && script.start >= 0.0 && script.stop > script.start) {
-            return Err(ctx.err(
-                sp,
-                format!(
-                    "needs 0 ≤ start < stop, got start = {}, stop = {}",
-                    script.start, script.stop
-                ),
-            ));
+            return Err(
+                ctx.err(sp, format!("needs 0 ≤ start < stop, got start = {}, stop = {}", script.start, script.stop))
+            );
         }
         let locals: Vec<u32> = match &script.vertices {
             None => (0..n as u32).collect(),
@@ -429,15 +306,9 @@ fn build_body(
         };
         for local in locals {
             let origin = model.vertices.position(global(local));
-            model.vertices.script(
-                global(local),
-                LinearPath {
-                    origin,
-                    velocity: v,
-                    start: script.start,
-                    stop: script.stop,
-                },
-            );
+            model
+                .vertices
+                .script(global(local), LinearPath { origin, velocity: v, start: script.start, stop: script.stop });
         }
     }
     if is_obstacle {
@@ -445,17 +316,12 @@ fn build_body(
     }
 
     // potentials
-    let free: Vec<VertexId> = (0..n as u32)
-        .map(global)
-        .filter(|&v| model.vertices.effective_mass(v).is_finite())
-        .collect();
+    let free: Vec<VertexId> =
+        (0..n as u32).map(global).filter(|&v| model.vertices.effective_mass(v).is_finite()).collect();
     if gravity != Vec3::zeros() && !free.is_empty() {
         let m = free.iter().map(|&v| model.vertices.mass(v)).collect();
         let period = common_period.map_or(PeriodChoice::Stable, PeriodChoice::Fixed);
-        forces.push(ForceSpec {
-            potential: Box::new(Gravity::new(free.iter().copied(), m, gravity)),
-            period,
-        });
+        forces.push(ForceSpec { potential: Box::new(Gravity::new(free.iter().copied(), m, gravity)), period });
     }
     let body = &model.bodies[body_id];
     match &body.kind {
@@ -468,38 +334,18 @@ fn build_body(
             )?;
             let poisson = b.poisson_ratio.unwrap_or(0.3);
             if !(poisson > -1.0 && poisson < 0.5) {
-                return Err(ctx.err(
-                    format!("{place}.poisson_ratio"),
-                    format!("must be in (-1, 0.5), got {poisson}"),
-                ));
+                return Err(ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {poisson}")));
             }
-            let bending = ctx.non_negative(
-                place,
-                "bending",
-                b.bending,
-                "the hinge stiffness is ≥ 0 (0 turns bending off)",
-            )?;
-            let stretch_damping = ctx.non_negative(
-                place,
-                "stretch_damping",
-                b.stretch_damping,
-                "damping coefficients are ≥ 0",
-            )?;
-            let bend_damping = ctx.non_negative(
-                place,
-                "bend_damping",
-                b.bend_damping,
-                "damping coefficients are ≥ 0",
-            )?;
-            let stretch_period =
-                ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
+            let bending =
+                ctx.non_negative(place, "bending", b.bending, "the hinge stiffness is ≥ 0 (0 turns bending off)")?;
+            let stretch_damping =
+                ctx.non_negative(place, "stretch_damping", b.stretch_damping, "damping coefficients are ≥ 0")?;
+            let bend_damping =
+                ctx.non_negative(place, "bend_damping", b.bend_damping, "damping coefficients are ≥ 0")?;
+            let stretch_period = ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
             let bend_period = ctx.period(place, "bend_period", b.bend_period, common_period)?;
-            let damping_period =
-                ctx.period(place, "damping_period", b.damping_period, common_period)?;
-            let material = MembraneMaterial {
-                youngs_modulus: stretching,
-                poisson_ratio: poisson,
-            };
+            let damping_period = ctx.period(place, "damping_period", b.damping_period, common_period)?;
+            let material = MembraneMaterial { youngs_modulus: stretching, poisson_ratio: poisson };
             for (t, tri) in triangles.iter().enumerate() {
                 let ids = tri.map(global);
                 let rest = tri.map(|i| positions[i as usize]);
@@ -510,44 +356,27 @@ fn build_body(
                     )
                 })?;
                 if stretch_damping > 0.0 {
-                    let d = Damping::new(
-                        StrainMeasure::GreenStrain(membrane.clone()),
-                        stretch_damping,
-                        &rest,
-                    );
-                    forces.push(ForceSpec {
-                        potential: Box::new(d),
-                        period: damping_period,
-                    });
+                    let d = Damping::new(StrainMeasure::GreenStrain(membrane.clone()), stretch_damping, &rest);
+                    forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
                 }
-                forces.push(ForceSpec {
-                    potential: Box::new(membrane),
-                    period: stretch_period,
-                });
+                forces.push(ForceSpec { potential: Box::new(membrane), period: stretch_period });
             }
             if bending > 0.0 || bend_damping > 0.0 {
                 for hinge in mesh::hinges(triangles) {
                     let ids = hinge.map(global);
                     let rest = hinge.map(|i| positions[i as usize]);
                     let h = Hinge::new(ids, rest, bending).ok_or_else(|| {
-                        ctx.err(format!("{place}.mesh"), format!("the hinge on vertices {hinge:?} has a degenerate triangle; fix the mesh"))
+                        ctx.err(
+                            format!("{place}.mesh"),
+                            format!("the hinge on vertices {hinge:?} has a degenerate triangle; fix the mesh"),
+                        )
                     })?;
                     if bend_damping > 0.0 {
-                        let d = Damping::new(
-                            StrainMeasure::DihedralAngle(h.clone()),
-                            bend_damping,
-                            &rest,
-                        );
-                        forces.push(ForceSpec {
-                            potential: Box::new(d),
-                            period: damping_period,
-                        });
+                        let d = Damping::new(StrainMeasure::DihedralAngle(h.clone()), bend_damping, &rest);
+                        forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
                     }
                     if bending > 0.0 {
-                        forces.push(ForceSpec {
-                            potential: Box::new(h),
-                            period: bend_period,
-                        });
+                        forces.push(ForceSpec { potential: Box::new(h), period: bend_period });
                     }
                 }
             }
@@ -557,10 +386,7 @@ fn build_body(
                 ctx.err(place.to_string(), "`spring_stiffness` is required for a chain: a list of N/m values cycled along the chain, e.g. [1e4, 1.0]")
             })?;
             let quartic = b.spring_quartic.clone().unwrap_or_else(|| vec![0.0]);
-            for (key, list) in [
-                ("spring_stiffness", &stiffness),
-                ("spring_quartic", &quartic),
-            ] {
+            for (key, list) in [("spring_stiffness", &stiffness), ("spring_quartic", &quartic)] {
                 if list.is_empty() || list.iter().any(|k| !(k.is_finite() && *k >= 0.0)) {
                     return Err(ctx.err(
                         format!("{place}.{key}"),
@@ -568,48 +394,33 @@ fn build_body(
                     ));
                 }
             }
-            if let Some(e) = (0..edges.len()).find(|e| {
-                stiffness[e % stiffness.len()] == 0.0 && quartic[e % quartic.len()] == 0.0
-            }) {
+            if let Some(e) =
+                (0..edges.len()).find(|e| stiffness[e % stiffness.len()] == 0.0 && quartic[e % quartic.len()] == 0.0)
+            {
                 return Err(ctx.err(
                     format!("{place}.spring_stiffness"),
-                    format!("spring {e} has zero linear and zero quartic stiffness; every spring needs one of them > 0"),
+                    format!(
+                        "spring {e} has zero linear and zero quartic stiffness; every spring needs one of them > 0"
+                    ),
                 ));
             }
-            let damping = ctx.non_negative(
-                place,
-                "spring_damping",
-                b.spring_damping,
-                "damping coefficients are ≥ 0",
-            )?;
+            let damping =
+                ctx.non_negative(place, "spring_damping", b.spring_damping, "damping coefficients are ≥ 0")?;
             let period = ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
-            let damping_period =
-                ctx.period(place, "damping_period", b.damping_period, common_period)?;
+            let damping_period = ctx.period(place, "damping_period", b.damping_period, common_period)?;
             for (e, [i, j]) in edges.iter().enumerate() {
                 let (a, bb) = (global(*i), global(*j));
                 let rest = (positions[*j as usize] - positions[*i as usize]).norm();
-                let spring = Spring::new(
-                    a,
-                    bb,
-                    stiffness[e % stiffness.len()],
-                    quartic[e % quartic.len()],
-                    rest,
-                );
+                let spring = Spring::new(a, bb, stiffness[e % stiffness.len()], quartic[e % quartic.len()], rest);
                 if damping > 0.0 {
                     let d = Damping::new(
                         StrainMeasure::Length(spring.clone()),
                         damping,
                         &[positions[*i as usize], positions[*j as usize]],
                     );
-                    forces.push(ForceSpec {
-                        potential: Box::new(d),
-                        period: damping_period,
-                    });
+                    forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
                 }
-                forces.push(ForceSpec {
-                    potential: Box::new(spring),
-                    period,
-                });
+                forces.push(ForceSpec { potential: Box::new(spring), period });
             }
         }
         _ => {}
@@ -645,24 +456,10 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
         ("bend_period", b.bend_period.is_some()),
         ("damping_period", b.damping_period.is_some()),
     ];
-    let motion = [
-        "velocity",
-        "angular_velocity",
-        "velocities",
-        "fixed",
-        "scripted",
-    ];
+    let motion = ["velocity", "angular_velocity", "velocities", "fixed", "scripted"];
     let allowed: Vec<&str> = match b.kind.as_str() {
         "shell" => [
-            &[
-                "mesh",
-                "density",
-                "stretching",
-                "poisson_ratio",
-                "bending",
-                "stretch_damping",
-                "bend_damping",
-            ][..],
+            &["mesh", "density", "stretching", "poisson_ratio", "bending", "stretch_damping", "bend_damping"][..],
             &["stretch_period", "bend_period", "damping_period"],
             &motion,
         ]
@@ -695,10 +492,7 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
         ],
         _ => return Ok(()), // the kind itself is refused with its own message
     };
-    match set
-        .iter()
-        .find(|(key, present)| *present && !allowed.contains(key))
-    {
+    match set.iter().find(|(key, present)| *present && !allowed.contains(key)) {
         Some((key, _)) => Err(ctx.err(
             format!("{place}.{key}"),
             format!(
@@ -717,35 +511,23 @@ fn index_in_range(ctx: &Ctx, place: &str, i: i64, n: usize) -> Result<u32, Scene
     } else {
         Err(ctx.err(
             place.to_string(),
-            format!(
-                "vertex index {i} is out of range: the body has {n} vertices (0..={})",
-                n - 1
-            ),
+            format!("vertex index {i} is out of range: the body has {n} vertices (0..={})", n - 1),
         ))
     }
 }
 
 fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<TriMesh, SceneError> {
     let key = format!("{place}.mesh");
-    let generated =
-        |r: Result<TriMesh, mesh::GeneratorError>| r.map_err(|e| ctx.err(&key, e.to_string()));
+    let generated = |r: Result<TriMesh, mesh::GeneratorError>| r.map_err(|e| ctx.err(&key, e.to_string()));
     let mut m = match &b.mesh {
-        None => {
-            return Err(ctx.err(
-                place.to_string(),
-                "`mesh` is required: a generator table or an OBJ path",
-            ))
-        }
+        None => return Err(ctx.err(place.to_string(), "`mesh` is required: a generator table or an OBJ path")),
         Some(MeshSpec::File(f)) => {
             let path = base.join(f);
             mesh::read_obj(&path).map_err(|e| ctx.err(&key, format!("{}: {e}", path.display())))?
         }
         Some(MeshSpec::Generator(g)) => match g {
             Generator::Grid { size, resolution } => generated(mesh::grid(*size, *resolution))?,
-            Generator::Icosphere {
-                radius,
-                subdivisions,
-            } => generated(mesh::icosphere(*radius, *subdivisions))?,
+            Generator::Icosphere { radius, subdivisions } => generated(mesh::icosphere(*radius, *subdivisions))?,
             Generator::Box { size, resolution } => {
                 let n = match resolution {
                     None => 1,
@@ -754,27 +536,13 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
                 };
                 generated(mesh::box_surface(*size, n))?
             }
-            Generator::Cylinder {
-                radius,
-                height,
-                segments,
-            } => generated(mesh::cylinder(*radius, *height, *segments))?,
-            Generator::Ribbon {
-                width,
-                segments,
-                path,
-            } => {
-                let pts: Vec<Vec3> = path
-                    .iter()
-                    .map(|p| ctx.finite_vec(&key, "path", *p))
-                    .collect::<Result<_, _>>()?;
+            Generator::Cylinder { radius, height, segments } => generated(mesh::cylinder(*radius, *height, *segments))?,
+            Generator::Ribbon { width, segments, path } => {
+                let pts: Vec<Vec3> = path.iter().map(|p| ctx.finite_vec(&key, "path", *p)).collect::<Result<_, _>>()?;
                 generated(mesh::ribbon(*width, *segments, &pts))?
             }
             Generator::Line { .. } => {
-                return Err(ctx.err(
-                    &key,
-                    "the line generator is for chains; shells and obstacles need triangles",
-                ))
+                return Err(ctx.err(&key, "the line generator is for chains; shells and obstacles need triangles"))
             }
         },
     };
@@ -782,41 +550,23 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
     if let Some(t) = m.find_degenerate_triangle(DEGENERATE_TOLERANCE) {
         return Err(ctx.err(
             &key,
-            format!(
-                "triangle {t} {:?} is degenerate (zero or near-zero area); fix the mesh",
-                m.triangles[t]
-            ),
+            format!("triangle {t} {:?} is degenerate (zero or near-zero area); fix the mesh", m.triangles[t]),
         ));
     }
-    if let Some(t) = m
-        .triangles
-        .iter()
-        .position(|t| t.iter().any(|&i| i as usize >= m.positions.len()))
-    {
-        return Err(ctx.err(
-            &key,
-            format!("triangle {t} refers to a vertex that does not exist"),
-        ));
+    if let Some(t) = m.triangles.iter().position(|t| t.iter().any(|&i| i as usize >= m.positions.len())) {
+        return Err(ctx.err(&key, format!("triangle {t} refers to a vertex that does not exist")));
     }
     Ok(m)
 }
 
-fn transform_points(
-    ctx: &Ctx,
-    place: &str,
-    b: &BodySection,
-    mut points: Vec<Vec3>,
-) -> Result<Vec<Vec3>, SceneError> {
+fn transform_points(ctx: &Ctx, place: &str, b: &BodySection, mut points: Vec<Vec3>) -> Result<Vec<Vec3>, SceneError> {
     let t = &b.transform;
     let translate = ctx.finite_vec(place, "transform.translate", t.translate)?;
-    let angles = ctx
-        .finite_vec(place, "transform.rotate_deg", t.rotate_deg)?
-        .map(|a| a.to_radians());
+    let angles = ctx.finite_vec(place, "transform.rotate_deg", t.rotate_deg)?.map(|a| a.to_radians());
     if !(t.scale.is_finite() && t.scale > 0.0) {
-        return Err(ctx.err(
-            format!("{place}.transform.scale"),
-            format!("must be a finite number > 0, got {}", t.scale),
-        ));
+        return Err(
+            ctx.err(format!("{place}.transform.scale"), format!("must be a finite number > 0, got {}", t.scale))
+        );
     }
     let r = Rotation3::from_axis_angle(&Vec3::z_axis(), angles.z)
         * Rotation3::from_axis_angle(&Vec3::y_axis(), angles.y)
@@ -828,12 +578,7 @@ fn transform_points(
 }
 
 /// Lumped masses: each triangle's mass (density × area) split equally among its vertices.
-fn lumped_masses(
-    ctx: &Ctx,
-    place: &str,
-    m: &TriMesh,
-    density: Real,
-) -> Result<Vec<Real>, SceneError> {
+fn lumped_masses(ctx: &Ctx, place: &str, m: &TriMesh, density: Real) -> Result<Vec<Real>, SceneError> {
     let mut masses = vec![0.0; m.positions.len()];
     for (t, tri) in m.triangles.iter().enumerate() {
         let share = density * m.triangle_area(t) / 3.0;
@@ -850,53 +595,38 @@ fn lumped_masses(
     Ok(masses)
 }
 
-fn particle_positions(
-    ctx: &Ctx,
-    place: &str,
-    b: &BodySection,
-) -> Result<(Vec<Vec3>, Vec<Vec3>), SceneError> {
+fn particle_positions(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(Vec<Vec3>, Vec<Vec3>), SceneError> {
     let key = format!("{place}.positions");
-    let (points, velocities) =
-        match &b.positions {
-            None => return Err(ctx.err(
+    let (points, velocities) = match &b.positions {
+        None => {
+            return Err(ctx.err(
                 place.to_string(),
                 "`positions` is required for particles: a list of points or a lattice generator",
-            )),
-            Some(PositionsSpec::List(list)) => {
-                let pts: Vec<Vec3> = list
-                    .iter()
-                    .map(|p| ctx.finite_vec(&key, "[…]", *p))
-                    .collect::<Result<_, _>>()?;
-                if pts.is_empty() {
-                    return Err(ctx.err(&key, "the list is empty; give at least one point"));
-                }
-                let n = pts.len();
-                (pts, vec![Vec3::zeros(); n])
+            ))
+        }
+        Some(PositionsSpec::List(list)) => {
+            let pts: Vec<Vec3> = list.iter().map(|p| ctx.finite_vec(&key, "[…]", *p)).collect::<Result<_, _>>()?;
+            if pts.is_empty() {
+                return Err(ctx.err(&key, "the list is empty; give at least one point"));
             }
-            Some(PositionsSpec::Generator(ParticleGenerator::Lattice {
-                min,
-                max,
-                count,
-                seed,
-                max_speed,
-            })) => {
-                let lo = ctx.finite_vec(&key, "min", *min)?;
-                let hi = ctx.finite_vec(&key, "max", *max)?;
-                if (0..3).any(|k| hi[k].is_nan() || lo[k].is_nan() || hi[k] < lo[k]) {
-                    return Err(ctx.err(format!("{key}.max"), "must be ≥ `min` on every axis"));
-                }
-                if *count == 0 {
-                    return Err(ctx.err(format!("{key}.count"), "must be at least 1"));
-                }
-                if !(max_speed.is_finite() && *max_speed >= 0.0) {
-                    return Err(ctx.err(
-                        format!("{key}.max_speed"),
-                        format!("must be a finite speed ≥ 0, got {max_speed}"),
-                    ));
-                }
-                lattice(lo, hi, *count, *seed, *max_speed)
+            let n = pts.len();
+            (pts, vec![Vec3::zeros(); n])
+        }
+        Some(PositionsSpec::Generator(ParticleGenerator::Lattice { min, max, count, seed, max_speed })) => {
+            let lo = ctx.finite_vec(&key, "min", *min)?;
+            let hi = ctx.finite_vec(&key, "max", *max)?;
+            if (0..3).any(|k| hi[k].is_nan() || lo[k].is_nan() || hi[k] < lo[k]) {
+                return Err(ctx.err(format!("{key}.max"), "must be ≥ `min` on every axis"));
             }
-        };
+            if *count == 0 {
+                return Err(ctx.err(format!("{key}.count"), "must be at least 1"));
+            }
+            if !(max_speed.is_finite() && *max_speed >= 0.0) {
+                return Err(ctx.err(format!("{key}.max_speed"), format!("must be a finite speed ≥ 0, got {max_speed}")));
+            }
+            lattice(lo, hi, *count, *seed, *max_speed)
+        }
+    };
     Ok((transform_points(ctx, place, b, points)?, velocities))
 }
 
@@ -909,9 +639,7 @@ fn lattice(lo: Vec3, hi: Vec3, count: u32, seed: u64, max_speed: Real) -> (Vec<V
     let spacing = volume_per_point.cbrt();
     let mut n = extent.map(|e| ((e / spacing).floor() as u32 + 1).max(1));
     while (n.x as u64) * (n.y as u64) * (n.z as u64) < count as u64 {
-        let k = (0..3)
-            .max_by(|&a, &b| (extent[a] / n[a] as Real).total_cmp(&(extent[b] / n[b] as Real)))
-            .unwrap_or(0);
+        let k = (0..3).max_by(|&a, &b| (extent[a] / n[a] as Real).total_cmp(&(extent[b] / n[b] as Real))).unwrap_or(0);
         n[k] += 1;
     }
     let coord = |k: usize, i: u32| {
@@ -934,11 +662,7 @@ fn lattice(lo: Vec3, hi: Vec3, count: u32, seed: u64, max_speed: Real) -> (Vec<V
                 let z: Real = rng.random_range(-1.0..=1.0);
                 let phi: Real = rng.random_range(0.0..std::f64::consts::TAU);
                 let r = (1.0 - z * z).max(0.0).sqrt();
-                let speed: Real = if max_speed > 0.0 {
-                    rng.random_range(0.0..=max_speed)
-                } else {
-                    0.0
-                };
+                let speed: Real = if max_speed > 0.0 { rng.random_range(0.0..=max_speed) } else { 0.0 };
                 velocities.push(Vec3::new(r * phi.cos(), r * phi.sin(), z) * speed);
             }
         }

@@ -1,14 +1,8 @@
 //! Built-in scenes, shipped as TOML files in `scenes/` and compiled in.
 
 const SCENES: &[(&str, &str)] = &[
-    (
-        "hanging-cloth",
-        include_str!("../../scenes/hanging-cloth.toml"),
-    ),
-    (
-        "spinning-shell",
-        include_str!("../../scenes/spinning-shell.toml"),
-    ),
+    ("hanging-cloth", include_str!("../../scenes/hanging-cloth.toml")),
+    ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
     ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
 ];
 

@@ -77,10 +77,7 @@ pub fn load(scene: impl AsRef<Path>) -> Result<Scene, SceneError> {
             place: None,
             message: format!("cannot read the scene file: {e}"),
         })?;
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let base = path.parent().unwrap_or(Path::new("."));
         let mut s = parse(&text, &path.display().to_string(), base, name)?;
         s.path = Some(path.to_path_buf());
@@ -88,12 +85,7 @@ pub fn load(scene: impl AsRef<Path>) -> Result<Scene, SceneError> {
     }
     let name = path.to_string_lossy();
     match builtin_source(&name) {
-        Some(text) => parse(
-            text,
-            &format!("built-in scene {name}"),
-            Path::new("."),
-            name.into_owned(),
-        ),
+        Some(text) => parse(text, &format!("built-in scene {name}"), Path::new("."), name.into_owned()),
         None => Err(SceneError {
             file: name.into_owned(),
             place: None,
@@ -116,11 +108,7 @@ pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene,
             let source = text[line_start..].lines().next().unwrap_or("").trim();
             format!("line {line}, column {column} (`{source}`)")
         });
-        SceneError {
-            file: file.to_string(),
-            place,
-            message: e.message().trim().to_string(),
-        }
+        SceneError { file: file.to_string(), place, message: e.message().trim().to_string() }
     })?;
     build::build(raw, file, base, name)
 }

@@ -201,11 +201,7 @@ fn one() -> f64 {
 
 impl Default for Transform {
     fn default() -> Self {
-        Transform {
-            translate: [0.0; 3],
-            rotate_deg: [0.0; 3],
-            scale: 1.0,
-        }
+        Transform { translate: [0.0; 3], rotate_deg: [0.0; 3], scale: 1.0 }
     }
 }
 
@@ -366,12 +362,10 @@ impl<'de> Visitor<'de> for EitherVisitor<PositionsSpec> {
         f.write_str(self.1)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PositionsSpec, A::Error> {
-        Vec::<[f64; 3]>::deserialize(de::value::SeqAccessDeserializer::new(seq))
-            .map(PositionsSpec::List)
+        Vec::<[f64; 3]>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PositionsSpec::List)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PositionsSpec, A::Error> {
-        ParticleGenerator::deserialize(de::value::MapAccessDeserializer::new(map))
-            .map(PositionsSpec::Generator)
+        ParticleGenerator::deserialize(de::value::MapAccessDeserializer::new(map)).map(PositionsSpec::Generator)
     }
 }
 
