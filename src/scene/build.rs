@@ -669,3 +669,52 @@ fn lattice(lo: Vec3, hi: Vec3, count: u32, seed: u64, max_speed: Real) -> (Vec<V
     }
     (points, velocities)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene(body: &str) -> Result<Scene, SceneError> {
+        let text = format!("[simulation]\ngravity = [0.0, 0.0, 0.0]\n[[body]]\n{body}");
+        super::super::parse(&text, "t.toml", Path::new("."), "t".into())
+    }
+
+    #[test]
+    fn transform_scales_then_rotates_x_y_z_then_translates() {
+        let s = scene(
+            "name = \"p\"\nkind = \"particles\"\nradius = 0.1\nmass = 1.0\npositions = [[0.0, 1.0, 0.0]]\n\
+             transform = { scale = 2.0, rotate_deg = [90.0, 0.0, 90.0], translate = [1.0, 0.0, 0.0] }",
+        )
+        .unwrap();
+        // (0, 1, 0) ×2 → (0, 2, 0); about x by 90° → (0, 0, 2); about z by 90° → (0, 0, 2); + (1, 0, 0)
+        let x = s.model.vertices.position(VertexId(0));
+        assert!((x - Vec3::new(1.0, 0.0, 2.0)).norm() < 1e-12, "{x}");
+    }
+
+    #[test]
+    fn lattice_is_seeded_and_within_bounds() {
+        let body = "name = \"g\"\nkind = \"particles\"\nradius = 0.01\nmass = 1.0\n\
+                    positions = { generator = \"lattice\", min = [0.0, 0.0, 0.0], max = [1.0, 2.0, 3.0], count = 50, seed = 3, max_speed = 2.0 }";
+        let (a, b) = (scene(body).unwrap(), scene(body).unwrap());
+        assert_eq!(a.model.vertices.len(), 50);
+        assert_eq!(a.model.vertices.velocities(), b.model.vertices.velocities(), "same seed, same velocities");
+        for (x, v) in a.model.vertices.positions().iter().zip(a.model.vertices.velocities()) {
+            assert!((0..3).all(|k| x[k] >= 0.0 && x[k] <= [1.0, 2.0, 3.0][k]));
+            assert!(v.norm() <= 2.0 + 1e-12);
+        }
+        let other = scene(&body.replace("seed = 3", "seed = 4")).unwrap();
+        assert_ne!(a.model.vertices.velocities(), other.model.vertices.velocities());
+    }
+
+    #[test]
+    fn shell_masses_are_lumped_from_density_and_area() {
+        let s = scene(
+            "name = \"s\"\nkind = \"shell\"\nmesh = { generator = \"grid\", size = [2.0, 1.0], resolution = [3, 3] }\n\
+             density = 0.5\nstretching = 10.0",
+        )
+        .unwrap();
+        let total: Real = s.model.vertices.masses().iter().sum();
+        assert!((total - 0.5 * 2.0).abs() < 1e-12, "density × area = {total}");
+        assert_eq!(s.forces.iter().filter(|f| f.potential.kind() == "membrane").count(), 8);
+    }
+}
