@@ -1,9 +1,44 @@
-//! Errors of the library core. File paths and line numbers are added only at the edges
-//! (`scene/`, `output/`, the CLI), STYLE habit 10.
+//! Errors of the library core (DESIGN L0: depends on nothing but `math`). File paths and line
+//! numbers are added only at the edges (`scene/`, `output/`, the CLI), STYLE habit 10.
 
-use crate::events::QueueError;
-use crate::observe::ObserverError;
+use crate::math::Time;
 use std::fmt;
+
+/// The error type observers return; it stops the run and is reported to the caller.
+pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why the queue refused a request. The queue is unchanged after an error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum QueueError {
+    /// The requested time is before the time of the last popped event.
+    InThePast {
+        /// The requested time.
+        requested: Time,
+        /// The queue's current time.
+        now: Time,
+    },
+    /// The event is already scheduled; use `reschedule` to move it.
+    AlreadyScheduled,
+    /// The event is not in the queue.
+    NotScheduled,
+}
+
+impl fmt::Display for QueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueError::InThePast { requested, now } => {
+                write!(f, "cannot schedule an event at {requested}: the simulation is already at {now}")
+            }
+            QueueError::AlreadyScheduled => {
+                write!(f, "the event is already scheduled; reschedule it instead")
+            }
+            QueueError::NotScheduled => write!(f, "the event is not scheduled"),
+        }
+    }
+}
+
+impl std::error::Error for QueueError {}
 
 /// Why a simulation could not be built or could not go on.
 #[derive(Debug)]

@@ -66,6 +66,11 @@ fn main() -> ExitCode {
                 }
                 ExitCode::SUCCESS
             }
+            // a missing or malformed stats.csv is bad input; failing to write the plots is not
+            Err(e @ avicontact::output::PlotError::Write { .. }) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
             Err(e) => bad_input(e),
         },
     }

@@ -14,7 +14,7 @@ pub type Vec3 = nalgebra::Vector3<Real>;
 pub type Mat3 = nalgebra::Matrix3<Real>;
 
 /// Simulated time in seconds: finite or +∞, never NaN, ordered with `total_cmp`.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Time(Real);
 
 impl Time {
@@ -35,6 +35,12 @@ impl Time {
     /// The time in seconds.
     pub fn seconds(self) -> Real {
         self.0
+    }
+}
+
+impl PartialEq for Time {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.total_cmp(&other.0).is_eq()
     }
 }
 

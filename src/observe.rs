@@ -112,8 +112,7 @@ pub struct Frame<'a> {
     pub stats: FrameStats,
 }
 
-/// The error type observers return; it stops the run and is reported to the caller.
-pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
+pub use crate::error::ObserverError;
 
 /// Receives events and frames from a running simulation.
 pub trait Observer {

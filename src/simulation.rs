@@ -57,7 +57,7 @@ impl Simulation {
                 message: format!("must be a finite number of seconds > 0, got {}", parameters.duration),
             });
         }
-        let engine = AviEngine::new(&model, forces, parameters.safety_factor, 1.0 / parameters.frame_rate)?;
+        let engine = AviEngine::new(&model, forces, parameters.safety_factor, parameters.frame_rate)?;
         Ok(Simulation { model, engine, parameters })
     }
 
@@ -96,6 +96,12 @@ impl Simulation {
 
     /// Processes every event at or before `t` (s).
     pub fn advance_to<O: Observer + ?Sized>(&mut self, t: Real, observer: &mut O) -> Result<(), SimulationError> {
+        if !t.is_finite() {
+            return Err(SimulationError::BadParameter {
+                name: "advance_to",
+                message: format!("the target time must be a finite number of seconds, got {t}"),
+            });
+        }
         let start = Instant::now();
         let result = (|| {
             while let Some(next) = self.engine.next_time() {

@@ -259,7 +259,15 @@ struct Energies(Vec<(f64, f64, f64)>);
 
 impl Observer for Energies {
     fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        self.0.push((f.time.seconds(), f.stats.total(), f.stats.dissipated));
+        // kinetic energy recomputed here from velocities and masses (held vertices excluded);
+        // the potential energy is the potentials' own
+        let v = &f.model.vertices;
+        let kinetic: f64 = (0..v.len())
+            .map(|i| VertexId(i as u32))
+            .filter(|&i| v.effective_mass(i).is_finite())
+            .map(|i| 0.5 * v.mass(i) * v.velocity(i).norm_squared())
+            .sum();
+        self.0.push((f.time.seconds(), kinetic + f.stats.potential, f.stats.dissipated));
         Ok(())
     }
 }

@@ -70,25 +70,21 @@ pub struct AviEngine {
 impl AviEngine {
     /// Registers `specs` on clocks and schedules their first ticks and the frame at t = 0.
     ///
-    /// `safety` scales stable-step estimates (0 < safety ≤ 1); `frame_period` is 1/frame rate.
-    pub fn new(
-        model: &Model,
-        specs: Vec<ForceSpec>,
-        safety: Real,
-        frame_period: Real,
-    ) -> Result<Self, SimulationError> {
+    /// `safety` scales stable-step estimates (0 < safety ≤ 1); frames are taken at k / `frame_rate`.
+    pub fn new(model: &Model, specs: Vec<ForceSpec>, safety: Real, frame_rate: Real) -> Result<Self, SimulationError> {
         if !(safety > 0.0 && safety <= 1.0) {
             return Err(SimulationError::BadParameter {
                 name: "safety_factor",
                 message: format!("must be in (0, 1], got {safety}"),
             });
         }
-        if !(frame_period.is_finite() && frame_period > 0.0) {
+        if !(frame_rate.is_finite() && frame_rate > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "frame_rate",
-                message: format!("must be a finite number > 0, got {}", 1.0 / frame_period),
+                message: format!("must be a finite number > 0, got {frame_rate}"),
             });
         }
+        let frame_period = 1.0 / frame_rate;
         // Resolve periods: explicit ones, then stability estimates, then the fallback for
         // potentials without a limit.
         let valence = valences(model, &specs);
@@ -140,7 +136,7 @@ impl AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
             queue: EventQueue::with_capacity(specs.len() + 1),
             frame_clock: Clock::new(frame_period),
-            frame_rate: 1.0 / frame_period,
+            frame_rate,
             frame_slot: 0,
             counters: Counters::default(),
             dissipated: 0.0,
@@ -210,8 +206,17 @@ impl AviEngine {
         model: &mut Model,
         observer: &mut O,
     ) -> Result<Option<EventRecord>, SimulationError> {
-        let Some((key, t)) = self.queue.pop() else {
-            return Ok(None);
+        let (key, t) = loop {
+            let Some((key, t)) = self.queue.pop() else {
+                return Ok(None);
+            };
+            // A frame due at the same time as other events goes after them, so it always sees
+            // the velocities after every kick at its time (a deferral, not an event).
+            if key == EventKey::Frame && self.queue.peek().is_some_and(|(_, next)| next == t) {
+                self.queue.schedule(EventKey::Frame, t)?;
+                continue;
+            }
+            break (key, t);
         };
         let record = match key {
             EventKey::Force(id) => self.tick_force(id, t, model)?,

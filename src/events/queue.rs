@@ -1,5 +1,6 @@
 //! A priority queue of events keyed by `(Time, Seq)` over the `priority-queue` crate.
 
+pub use crate::error::QueueError;
 use crate::math::Time;
 use priority_queue::PriorityQueue;
 use rustc_hash::FxBuildHasher;
@@ -9,39 +10,6 @@ use std::hash::Hash;
 
 /// Scheduling sequence number: breaks ties between equal times in scheduling order (FIFO).
 pub type Seq = u64;
-
-/// Why the queue refused a request. The queue is unchanged after an error.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum QueueError {
-    /// The requested time is before the time of the last popped event.
-    InThePast {
-        /// The requested time.
-        requested: Time,
-        /// The queue's current time.
-        now: Time,
-    },
-    /// The event is already scheduled; use `reschedule` to move it.
-    AlreadyScheduled,
-    /// The event is not in the queue.
-    NotScheduled,
-}
-
-impl fmt::Display for QueueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueueError::InThePast { requested, now } => {
-                write!(f, "cannot schedule an event at {requested}: the simulation is already at {now}")
-            }
-            QueueError::AlreadyScheduled => {
-                write!(f, "the event is already scheduled; reschedule it instead")
-            }
-            QueueError::NotScheduled => write!(f, "the event is not scheduled"),
-        }
-    }
-}
-
-impl std::error::Error for QueueError {}
 
 /// A queue of events `K`, each scheduled at most once, popped in `(Time, Seq)` order.
 pub struct EventQueue<K: Hash + Eq> {

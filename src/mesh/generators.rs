@@ -5,6 +5,7 @@
 
 use super::TriMesh;
 use crate::math::{Real, Vec3};
+use rand::{RngExt, SeedableRng};
 use std::collections::HashMap;
 use std::f64::consts::PI;
 use std::fmt;
@@ -34,6 +35,23 @@ fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
     }
 }
 
+/// The most vertices a generator makes: far beyond what one machine simulates, and well inside
+/// `u32` vertex indices.
+pub const MAX_VERTICES: u64 = 50_000_000;
+
+fn not_too_many(key: &'static str, vertices: u64) -> Result<(), GeneratorError> {
+    if vertices <= MAX_VERTICES {
+        Ok(())
+    } else {
+        Err(GeneratorError {
+            key,
+            message: format!(
+                "would make {vertices} vertices; at most {MAX_VERTICES} are supported, use a coarser mesh"
+            ),
+        })
+    }
+}
+
 fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorError> {
     if value >= min {
         Ok(())
@@ -50,6 +68,7 @@ pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorE
     positive("size", size[1])?;
     at_least("resolution", resolution[0], 2)?;
     at_least("resolution", resolution[1], 2)?;
+    not_too_many("resolution", resolution[0] as u64 * resolution[1] as u64)?;
     let [nx, ny] = resolution;
     let mut positions = Vec::with_capacity((nx * ny) as usize);
     for j in 0..ny {
@@ -156,6 +175,7 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
         positive("size", s)?;
     }
     at_least("resolution", resolution, 1)?;
+    not_too_many("resolution", 6 * (resolution as u64 + 1).pow(2))?;
     let n = resolution;
     let half = Vec3::from(size) * 0.5;
     let mut positions: Vec<Vec3> = Vec::new();
@@ -193,6 +213,7 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
     positive("radius", radius)?;
     positive("height", height)?;
     at_least("segments", segments, 3)?;
+    not_too_many("segments", 2 * segments as u64 + 2)?;
     let s = segments;
     let mut positions = Vec::with_capacity(2 * s as usize + 2);
     for z in [-0.5 * height, 0.5 * height] {
@@ -221,6 +242,7 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
 pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, GeneratorError> {
     positive("width", width)?;
     at_least("segments", segments, 1)?;
+    not_too_many("segments", 2 * segments as u64 + 2)?;
     let centre = resample(path, segments)?;
     let tangent = |k: usize| -> Vec3 {
         let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
@@ -260,9 +282,64 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
 /// `segments + 1` points evenly spaced from `start` to `end`: the vertices of a chain.
 pub fn line(start: Vec3, end: Vec3, segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
     at_least("segments", segments, 1)?;
+    not_too_many("segments", segments as u64 + 1)?;
     positive("end", (end - start).norm())
         .map_err(|_| GeneratorError { key: "end", message: "must differ from `start`".into() })?;
     Ok((0..=segments).map(|k| start + (end - start) * (k as Real / segments as Real)).collect())
+}
+
+/// `count` points on the coarsest regular lattice of the box [lo, hi] with at least `count`
+/// sites (filled in x, then y, then z order), with seeded random velocities of uniform direction
+/// and speed uniform in [0, max_speed] from a PCG generator seeded with `seed` (portable: the
+/// same seed gives the same particles on every platform).
+pub fn lattice(
+    lo: Vec3,
+    hi: Vec3,
+    count: u32,
+    seed: u64,
+    max_speed: Real,
+) -> Result<(Vec<Vec3>, Vec<Vec3>), GeneratorError> {
+    not_too_many("count", count as u64)?;
+    if count > 1 && (hi - lo).iter().all(|e| *e <= 0.0) {
+        return Err(GeneratorError {
+            key: "max",
+            message: "equals `min`: all particles would sit at one point".into(),
+        });
+    }
+    let extent = hi - lo;
+    let volume_per_point = extent.iter().map(|e| e.max(1e-12)).product::<Real>() / count as Real;
+    let spacing = volume_per_point.cbrt();
+    let mut n = extent.map(|e| ((e / spacing).floor() as u32 + 1).max(1));
+    while (n.x as u64) * (n.y as u64) * (n.z as u64) < count as u64 {
+        let k = (0..3).max_by(|&a, &b| (extent[a] / n[a] as Real).total_cmp(&(extent[b] / n[b] as Real))).unwrap_or(0);
+        n[k] += 1;
+    }
+    let coord = |k: usize, i: u32| {
+        if n[k] > 1 {
+            lo[k] + extent[k] * i as Real / (n[k] - 1) as Real
+        } else {
+            0.5 * (lo[k] + hi[k])
+        }
+    };
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut points = Vec::with_capacity(count as usize);
+    let mut velocities = Vec::with_capacity(count as usize);
+    'fill: for k in 0..n.z {
+        for j in 0..n.y {
+            for i in 0..n.x {
+                if points.len() == count as usize {
+                    break 'fill;
+                }
+                points.push(Vec3::new(coord(0, i), coord(1, j), coord(2, k)));
+                let z: Real = rng.random_range(-1.0..=1.0);
+                let phi: Real = rng.random_range(0.0..std::f64::consts::TAU);
+                let r = (1.0 - z * z).max(0.0).sqrt();
+                let speed: Real = if max_speed > 0.0 { rng.random_range(0.0..=max_speed) } else { 0.0 };
+                velocities.push(Vec3::new(r * phi.cos(), r * phi.sin(), z) * speed);
+            }
+        }
+    }
+    Ok((points, velocities))
 }
 
 /// Resamples a polyline into `segments` pieces of equal arc length.
@@ -337,5 +414,8 @@ mod tests {
         assert_eq!(icosphere(f64::NAN, 1).unwrap_err().key, "radius");
         assert_eq!(ribbon(0.1, 4, &[Vec3::zeros()]).unwrap_err().key, "path");
         assert_eq!(line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key, "end");
+        assert_eq!(grid([1.0, 1.0], [u32::MAX, u32::MAX]).unwrap_err().key, "resolution");
+        assert_eq!(cylinder(1.0, 1.0, u32::MAX).unwrap_err().key, "segments");
+        assert_eq!(box_surface([1.0; 3], 100_000).unwrap_err().key, "resolution");
     }
 }

@@ -7,7 +7,7 @@ mod generators;
 mod obj;
 mod topology;
 
-pub use generators::{box_surface, cylinder, grid, icosphere, line, ribbon, GeneratorError};
+pub use generators::{box_surface, cylinder, grid, icosphere, lattice, line, ribbon, GeneratorError, MAX_VERTICES};
 pub use obj::{parse_obj, read_obj, ObjError};
 pub use topology::{edges, hinges, HingeStencil};
 
@@ -38,6 +38,19 @@ impl TriMesh {
             let area = self.triangle_area(t);
             area.is_nan() || area <= tolerance * longest
         })
+    }
+
+    /// Lumped masses: each triangle's mass (`density` × area) split equally among its three
+    /// vertices. A vertex in no triangle gets 0.
+    pub fn lumped_masses(&self, density: Real) -> Vec<Real> {
+        let mut masses = vec![0.0; self.positions.len()];
+        for (t, tri) in self.triangles.iter().enumerate() {
+            let share = density * self.triangle_area(t) / 3.0;
+            for &i in tri {
+                masses[i as usize] += share;
+            }
+        }
+        masses
     }
 
     /// Mean edge length over all triangle edges (0 for an empty mesh).

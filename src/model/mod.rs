@@ -33,9 +33,17 @@ impl Model {
         Self::default()
     }
 
-    /// Adds a body whose vertices start at `positions` with `velocities` and `masses` (kg); returns
-    /// its id. `body.vertices` is overwritten with the global range the vertices receive.
+    /// Adds a body whose vertices start at `positions` with `velocities` and `masses` (kg, > 0;
+    /// `+∞` for obstacle vertices); returns its id. `body.vertices` is overwritten with the global
+    /// range the vertices receive.
+    ///
+    /// # Panics
+    /// If the three slices differ in length.
     pub fn add_body(&mut self, mut body: Body, positions: &[Vec3], velocities: &[Vec3], masses: &[Real]) -> BodyId {
+        assert!(
+            positions.len() == velocities.len() && positions.len() == masses.len(),
+            "add_body needs one velocity and one mass per position"
+        );
         let first = self.vertices.len() as u32;
         for ((x, v), m) in positions.iter().zip(velocities).zip(masses) {
             self.vertices.push(*x, *v, *m);

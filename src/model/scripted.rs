@@ -19,7 +19,7 @@ pub struct LinearPath {
 impl LinearPath {
     /// Position at time `t`.
     pub fn position(&self, t: Real) -> Vec3 {
-        let s = (t - self.start).clamp(0.0, self.stop - self.start);
+        let s = (t - self.start).max(0.0).min(self.stop - self.start);
         self.origin + self.velocity * s
     }
 

@@ -20,6 +20,9 @@ pub struct Gravity {
 
 impl Gravity {
     /// Gravity `acceleration` (m/s²) on `vertices`, with `masses` (kg) in the same order.
+    ///
+    /// # Panics
+    /// If there is not one mass per vertex.
     pub fn new(vertices: impl IntoIterator<Item = VertexId>, masses: Vec<Real>, acceleration: Vec3) -> Self {
         let stencil: Stencil = vertices.into_iter().collect();
         assert_eq!(stencil.len(), masses.len(), "one mass per gravity vertex");

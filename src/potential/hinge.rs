@@ -26,6 +26,7 @@ use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use nalgebra::{DMatrix, Vector3};
 use smallvec::smallvec;
+use std::f64::consts::TAU;
 
 /// A discrete-shells bending hinge on stencil `[x₀, x₁, x₂, x₃]` (see the module docs).
 #[derive(Clone, Debug)]
@@ -84,6 +85,9 @@ impl Hinge {
     /// E = k (θ − θ̄)² · 3‖ē‖²/(Ā₁ + Ā₂), the one definition of the energy.
     fn energy_generic<T: AdScalar>(&self, x: &[Vector3<T>]) -> T {
         let d = angle_generic(x) - self.rest_angle;
+        // Wrap across the ±π cut by a constant shift (zero derivative), so a hinge folding
+        // through ±π keeps a continuous energy.
+        let d = d - (d.re() / TAU).round() * TAU;
         d * d * (self.stiffness * self.shape_factor)
     }
 }
@@ -132,6 +136,7 @@ impl Potential for Hinge {
 
     fn gradient(&self, x: &[Vec3], grad: &mut [Vec3]) {
         let d = angle_generic(x) - self.rest_angle;
+        let d = d - (d / TAU).round() * TAU;
         angle_gradient(x, grad);
         let scale = 2.0 * self.stiffness * self.shape_factor * d;
         for g in grad.iter_mut() {

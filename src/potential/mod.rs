@@ -89,6 +89,9 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
 
 /// Spectral radius of M^{-1/2} H M^{-1/2} for a vertex-major Hessian and per-vertex masses
 /// (held vertices, with infinite mass, drop out).
+///
+/// # Panics
+/// If `h` is not 3n × 3n for n = `masses.len()`.
 pub fn mass_scaled_spectral_radius(h: &DMatrix<Real>, masses: &[Real]) -> Real {
     let n = h.nrows();
     assert_eq!(n, 3 * masses.len(), "Hessian size must be 3 × stencil size");

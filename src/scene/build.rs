@@ -10,7 +10,6 @@ use crate::model::{Body, BodyKind, LinearPath, Model};
 use crate::potential::{Damping, Gravity, Hinge, Membrane, MembraneMaterial, Spring, StrainMeasure};
 use crate::simulation::SimulationParameters;
 use nalgebra::Rotation3;
-use rand::{RngExt, SeedableRng};
 use std::path::Path;
 
 /// Relative area below which a triangle counts as degenerate (area ≤ tol · longest edge²).
@@ -209,7 +208,13 @@ fn build_body(
                 (BodyKind::Obstacle { triangles }, mesh.positions, vec![Real::INFINITY; n], vec![Vec3::zeros(); n])
             } else {
                 let density = ctx.positive(place, "density", b.density, "give the shell's mass per area in kg/m²")?;
-                let masses = lumped_masses(ctx, place, &mesh, density)?;
+                let masses = mesh.lumped_masses(density);
+                if let Some(i) = masses.iter().position(|&w| w <= 0.0) {
+                    return Err(ctx.err(
+                        format!("{place}.mesh"),
+                        format!("vertex {i} belongs to no triangle, so it has no mass; remove unused vertices"),
+                    ));
+                }
                 let n = mesh.positions.len();
                 (BodyKind::Shell { triangles }, mesh.positions, masses, vec![Vec3::zeros(); n])
             }
@@ -284,8 +289,20 @@ fn build_body(
             model.vertices.fix(global(k));
         }
     }
+    // Each vertex is held or scripted at most once: a second entry would silently win.
+    let mut claimed: std::collections::BTreeMap<u32, String> = Default::default();
+    let mut claim = |local: u32, where_: String| -> Result<(), SceneError> {
+        match claimed.insert(local, where_.clone()) {
+            Some(first) => Err(ctx.err(
+                where_,
+                format!("vertex {local} is already held or scripted by {first}; give each vertex one motion"),
+            )),
+            None => Ok(()),
+        }
+    };
     for (k, &i) in b.fixed.iter().enumerate() {
         let local = index_in_range(ctx, &format!("{place}.fixed[{k}]"), i, n)?;
+        claim(local, format!("{place}.fixed[{k}]"))?;
         model.vertices.fix(global(local));
     }
     for (s, script) in b.scripted.iter().enumerate() {
@@ -305,6 +322,7 @@ fn build_body(
                 .collect::<Result<_, _>>()?,
         };
         for local in locals {
+            claim(local, sp.clone())?;
             let origin = model.vertices.position(global(local));
             model
                 .vertices
@@ -547,14 +565,14 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
         },
     };
     m.positions = transform_points(ctx, place, b, std::mem::take(&mut m.positions))?;
+    if let Some(t) = m.triangles.iter().position(|t| t.iter().any(|&i| i as usize >= m.positions.len())) {
+        return Err(ctx.err(&key, format!("triangle {t} refers to a vertex that does not exist")));
+    }
     if let Some(t) = m.find_degenerate_triangle(DEGENERATE_TOLERANCE) {
         return Err(ctx.err(
             &key,
             format!("triangle {t} {:?} is degenerate (zero or near-zero area); fix the mesh", m.triangles[t]),
         ));
-    }
-    if let Some(t) = m.triangles.iter().position(|t| t.iter().any(|&i| i as usize >= m.positions.len())) {
-        return Err(ctx.err(&key, format!("triangle {t} refers to a vertex that does not exist")));
     }
     Ok(m)
 }
@@ -575,24 +593,6 @@ fn transform_points(ctx: &Ctx, place: &str, b: &BodySection, mut points: Vec<Vec
         *p = r * (*p * t.scale) + translate;
     }
     Ok(points)
-}
-
-/// Lumped masses: each triangle's mass (density × area) split equally among its vertices.
-fn lumped_masses(ctx: &Ctx, place: &str, m: &TriMesh, density: Real) -> Result<Vec<Real>, SceneError> {
-    let mut masses = vec![0.0; m.positions.len()];
-    for (t, tri) in m.triangles.iter().enumerate() {
-        let share = density * m.triangle_area(t) / 3.0;
-        for &i in tri {
-            masses[i as usize] += share;
-        }
-    }
-    if let Some(i) = masses.iter().position(|&w| w <= 0.0) {
-        return Err(ctx.err(
-            format!("{place}.mesh"),
-            format!("vertex {i} belongs to no triangle, so it has no mass; remove unused vertices"),
-        ));
-    }
-    Ok(masses)
 }
 
 fn particle_positions(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(Vec<Vec3>, Vec<Vec3>), SceneError> {
@@ -624,50 +624,10 @@ fn particle_positions(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(Vec<Ve
             if !(max_speed.is_finite() && *max_speed >= 0.0) {
                 return Err(ctx.err(format!("{key}.max_speed"), format!("must be a finite speed ≥ 0, got {max_speed}")));
             }
-            lattice(lo, hi, *count, *seed, *max_speed)
+            mesh::lattice(lo, hi, *count, *seed, *max_speed).map_err(|e| ctx.err(&key, e.to_string()))?
         }
     };
     Ok((transform_points(ctx, place, b, points)?, velocities))
-}
-
-/// `count` points on the coarsest regular lattice of the box [lo, hi] with at least `count`
-/// sites (filled in x, then y, then z order), with seeded random velocities of uniform direction
-/// and speed uniform in [0, max_speed].
-fn lattice(lo: Vec3, hi: Vec3, count: u32, seed: u64, max_speed: Real) -> (Vec<Vec3>, Vec<Vec3>) {
-    let extent = hi - lo;
-    let volume_per_point = extent.iter().map(|e| e.max(1e-12)).product::<Real>() / count as Real;
-    let spacing = volume_per_point.cbrt();
-    let mut n = extent.map(|e| ((e / spacing).floor() as u32 + 1).max(1));
-    while (n.x as u64) * (n.y as u64) * (n.z as u64) < count as u64 {
-        let k = (0..3).max_by(|&a, &b| (extent[a] / n[a] as Real).total_cmp(&(extent[b] / n[b] as Real))).unwrap_or(0);
-        n[k] += 1;
-    }
-    let coord = |k: usize, i: u32| {
-        if n[k] > 1 {
-            lo[k] + extent[k] * i as Real / (n[k] - 1) as Real
-        } else {
-            0.5 * (lo[k] + hi[k])
-        }
-    };
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-    let mut points = Vec::with_capacity(count as usize);
-    let mut velocities = Vec::with_capacity(count as usize);
-    'fill: for k in 0..n.z {
-        for j in 0..n.y {
-            for i in 0..n.x {
-                if points.len() == count as usize {
-                    break 'fill;
-                }
-                points.push(Vec3::new(coord(0, i), coord(1, j), coord(2, k)));
-                let z: Real = rng.random_range(-1.0..=1.0);
-                let phi: Real = rng.random_range(0.0..std::f64::consts::TAU);
-                let r = (1.0 - z * z).max(0.0).sqrt();
-                let speed: Real = if max_speed > 0.0 { rng.random_range(0.0..=max_speed) } else { 0.0 };
-                velocities.push(Vec3::new(r * phi.cos(), r * phi.sin(), z) * speed);
-            }
-        }
-    }
-    (points, velocities)
 }
 
 #[cfg(test)]
