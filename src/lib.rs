@@ -16,6 +16,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |
+//! | L1 | [`geometry`] | pure geometry: exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
 //! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push |
@@ -36,6 +37,7 @@
 pub mod avi;
 pub mod error;
 pub mod events;
+pub mod geometry;
 pub mod ids;
 pub mod math;
 pub mod mesh;

@@ -3,7 +3,7 @@
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
 //! (nothing is written).
 
-use avicontact::output::{plot_run, write_summary, FrameWriter, Progress, RunStatus, Summary};
+use avicontact::output::{check_run, plot_run, write_summary, FrameWriter, Progress, RunStatus, Summary};
 use avicontact::scene::{self, Backend, Scene};
 use avicontact::Simulation;
 use clap::{Parser, Subcommand};
@@ -47,6 +47,12 @@ enum Command {
         /// A run's output directory.
         dir: PathBuf,
     },
+    /// Check every written frame for intersecting triangles and overlapping particles with exact
+    /// predicates that share no code with the simulator. Exit 1 and name them if any.
+    Check {
+        /// A run's output directory.
+        dir: PathBuf,
+    },
 }
 
 /// Bad input: exit 2, nothing written.
@@ -59,6 +65,23 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scene, out, duration, backend, quiet } => run(&scene, &out, duration, backend, quiet),
         Command::Info { scene } => info(&scene),
+        Command::Check { dir } => match check_run(&dir) {
+            Ok(report) if report.findings.is_empty() => {
+                println!("{}: {} frames checked, no intersection", dir.display(), report.frames);
+                ExitCode::SUCCESS
+            }
+            Ok(report) => {
+                for f in report.findings.iter().take(20) {
+                    println!("{f}");
+                }
+                if report.findings.len() > 20 {
+                    println!("… and {} more", report.findings.len() - 20);
+                }
+                eprintln!("error: {} problems in {} frames checked", report.findings.len(), report.frames);
+                ExitCode::from(1)
+            }
+            Err(e) => bad_input(e),
+        },
         Command::Plot { dir } => match plot_run(&dir) {
             Ok(files) => {
                 for f in files {

@@ -363,3 +363,33 @@ fixed = [0]
     assert!(runs[0].iter().any(|(f, _)| f.starts_with("particles/")));
     assert_eq!(runs[0], runs[1]);
 }
+
+#[test]
+fn check_finds_a_sheet_falling_through_an_obstacle_and_passes_a_clean_run() {
+    // Without contact (not simulated yet) the sheet falls straight through the floor: the
+    // independent checker must say so, naming the frame and both bodies.
+    let scene = GOOD.replace("duration = 0.05", "duration = 0.3").replace("fixed = [20, 24]\n", "")
+        + r#"
+[[body]]
+name = "floor"
+kind = "obstacle"
+mesh = { generator = "box", size = [0.2, 0.2, 0.05] }
+transform = { translate = [0.0, 0.0, -0.1] }
+"#;
+    let (dir, path) = scene_dir(&scene, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = avicontact(&["check", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&c.stdout);
+    assert_eq!(c.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("\"sheet\"") && stdout.contains("\"floor\"") && stdout.contains("frame_"), "{stdout}");
+    assert!(!stdout.contains("frame_00000.obj"), "the first frame is clean: {stdout}");
+
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("out");
+    assert!(avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).status.success());
+    let c = avicontact(&["check", out.to_str().unwrap()]);
+    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stdout));
+    assert_eq!(avicontact(&["check", dir.path().join("nothing").to_str().unwrap()]).status.code(), Some(2));
+}

@@ -4,11 +4,13 @@
 //! Every file is written as the run goes (a frame as soon as it is taken, `stats.csv` flushed
 //! row by row), so a run that fails half-way keeps everything up to the failure.
 
+mod check;
 mod frames;
 pub mod plot;
 mod progress;
 mod summary;
 
+pub use check::{check_run, CheckError, CheckReport, Finding};
 pub use frames::{FrameWriter, STATS_HEADER};
 pub use plot::{plot_run, PlotError};
 pub use progress::Progress;

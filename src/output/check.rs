@@ -1,0 +1,293 @@
+//! `avicontact check DIR`: an exact, independent intersection test on every written frame
+//! (DESIGN law 1). Shares no code with the simulator's geometry: it reads the frame files back and
+//! decides with exact orientation predicates (`geometry::intersect`).
+//!
+//! Checked: every pair of triangles that share no vertex (within a body and across bodies), and
+//! every pair of particles (centre distance below the sum of radii, in floating point). A
+//! triangle whose corners are collinear in a frame is reported as degenerate.
+
+use crate::geometry::intersect::{drop_axis, intersect_triangle_triangle, orient2d};
+use crate::math::Vec3;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Something wrong found in a frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// Two triangles that share no vertex intersect.
+    Triangles {
+        /// The frame file.
+        frame: PathBuf,
+        /// (body name, triangle index within the body) of each.
+        a: (String, usize),
+        /// The other triangle.
+        b: (String, usize),
+    },
+    /// Two particles overlap.
+    Particles {
+        /// The frame file.
+        frame: PathBuf,
+        /// Particle rows (0-based, without the header).
+        a: usize,
+        /// The other particle.
+        b: usize,
+    },
+    /// A triangle whose corners are collinear.
+    Degenerate {
+        /// The frame file.
+        frame: PathBuf,
+        /// (body name, triangle index within the body).
+        triangle: (String, usize),
+    },
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Triangles { frame, a, b } => write!(
+                f,
+                "{}: triangle {} of \"{}\" intersects triangle {} of \"{}\"",
+                frame.display(),
+                a.1,
+                a.0,
+                b.1,
+                b.0
+            ),
+            Finding::Particles { frame, a, b } => write!(f, "{}: particles {a} and {b} overlap", frame.display()),
+            Finding::Degenerate { frame, triangle } => {
+                write!(
+                    f,
+                    "{}: triangle {} of \"{}\" is degenerate (collinear corners)",
+                    frame.display(),
+                    triangle.1,
+                    triangle.0
+                )
+            }
+        }
+    }
+}
+
+/// What `check` looked at.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    /// Frame files read (meshes and particles).
+    pub frames: usize,
+    /// Everything found, in frame order.
+    pub findings: Vec<Finding>,
+}
+
+/// The run directory or a frame file cannot be read.
+#[derive(Debug)]
+pub struct CheckError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Checks every frame under `dir/frames` and `dir/particles`.
+pub fn check_run(dir: &Path) -> Result<CheckReport, CheckError> {
+    let mut report = CheckReport::default();
+    let frames = frame_files(dir, "frames", "obj")?;
+    let particles = frame_files(dir, "particles", "csv")?;
+    if frames.is_empty() && particles.is_empty() {
+        return Err(CheckError {
+            path: dir.to_path_buf(),
+            message: "no frames/frame_*.obj or particles/frame_*.csv here; run `avicontact run SCENE --out DIR` first"
+                .into(),
+        });
+    }
+    for path in frames {
+        let text = read(&path)?;
+        let mesh = FrameMesh::parse(&text).map_err(|message| CheckError { path: path.clone(), message })?;
+        mesh.check(&path, &mut report.findings);
+        report.frames += 1;
+    }
+    for path in particles {
+        let text = read(&path)?;
+        let spheres = parse_particles(&text).map_err(|message| CheckError { path: path.clone(), message })?;
+        check_particles(&path, &spheres, &mut report.findings);
+        report.frames += 1;
+    }
+    Ok(report)
+}
+
+fn read(path: &Path) -> Result<String, CheckError> {
+    std::fs::read_to_string(path).map_err(|e| CheckError { path: path.to_path_buf(), message: e.to_string() })
+}
+
+fn frame_files(dir: &Path, sub: &str, ext: &str) -> Result<Vec<PathBuf>, CheckError> {
+    let d = dir.join(sub);
+    if !d.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+        .map_err(|e| CheckError { path: d.clone(), message: e.to_string() })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == ext)
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("frame_"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The triangles of one frame file, with the body each belongs to.
+struct FrameMesh {
+    positions: Vec<Vec3>,
+    triangles: Vec<[usize; 3]>,
+    /// (body name, index of its first triangle) in file order.
+    bodies: Vec<(String, usize)>,
+}
+
+impl FrameMesh {
+    fn parse(text: &str) -> Result<Self, String> {
+        let mut m = FrameMesh { positions: Vec::new(), triangles: Vec::new(), bodies: Vec::new() };
+        for (k, line) in text.lines().enumerate() {
+            let mut w = line.split_whitespace();
+            let bad = |what: &str| format!("line {}: {what}", k + 1);
+            match w.next() {
+                Some("o") => m.bodies.push((w.collect::<Vec<_>>().join(" "), m.triangles.len())),
+                Some("v") => {
+                    let c: Vec<f64> =
+                        w.map(|x| x.parse().map_err(|_| bad("not a number"))).collect::<Result<_, _>>()?;
+                    if c.len() != 3 || c.iter().any(|x: &f64| !x.is_finite()) {
+                        return Err(bad("a vertex needs three finite coordinates"));
+                    }
+                    m.positions.push(Vec3::new(c[0], c[1], c[2]));
+                }
+                Some("f") => {
+                    let i: Vec<usize> =
+                        w.map(|x| x.parse().map_err(|_| bad("not a vertex index"))).collect::<Result<_, _>>()?;
+                    if i.len() != 3 || i.iter().any(|&i| i == 0 || i > m.positions.len()) {
+                        return Err(bad("a face needs three existing vertex indices"));
+                    }
+                    m.triangles.push([i[0] - 1, i[1] - 1, i[2] - 1]);
+                }
+                _ => {}
+            }
+        }
+        if m.bodies.is_empty() {
+            m.bodies.push(("mesh".into(), 0));
+        }
+        Ok(m)
+    }
+
+    /// (body name, index within the body) of triangle `t`.
+    fn name(&self, t: usize) -> (String, usize) {
+        let (name, first) = self.bodies.iter().rev().find(|(_, first)| *first <= t).unwrap_or(&self.bodies[0]);
+        (name.clone(), t - first)
+    }
+
+    fn corners(&self, t: usize) -> [&Vec3; 3] {
+        self.triangles[t].map(|i| &self.positions[i])
+    }
+
+    fn check(&self, frame: &Path, findings: &mut Vec<Finding>) {
+        for t in 0..self.triangles.len() {
+            let [a, b, c] = self.corners(t);
+            if (0..3).all(|axis| orient2d(drop_axis(a, axis), drop_axis(b, axis), drop_axis(c, axis)) == 0) {
+                findings.push(Finding::Degenerate { frame: frame.to_path_buf(), triangle: self.name(t) });
+            }
+        }
+        // broad phase: sweep along x over axis-aligned boxes (false positives only)
+        let boxes: Vec<(Vec3, Vec3)> = (0..self.triangles.len())
+            .map(|t| {
+                let [a, b, c] = self.corners(t);
+                (a.inf(b).inf(c), a.sup(b).sup(c))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..boxes.len()).collect();
+        order.sort_by(|&i, &j| boxes[i].0.x.total_cmp(&boxes[j].0.x).then(i.cmp(&j)));
+        for (k, &i) in order.iter().enumerate() {
+            for &j in &order[k + 1..] {
+                if boxes[j].0.x > boxes[i].1.x {
+                    break;
+                }
+                let overlap = (1..3).all(|d| boxes[j].0[d] <= boxes[i].1[d] && boxes[i].0[d] <= boxes[j].1[d]);
+                let shares_vertex = self.triangles[i].iter().any(|v| self.triangles[j].contains(v));
+                if overlap && !shares_vertex && intersect_triangle_triangle(self.corners(i), self.corners(j)) {
+                    let (a, b) = (i.min(j), i.max(j));
+                    findings.push(Finding::Triangles { frame: frame.to_path_buf(), a: self.name(a), b: self.name(b) });
+                }
+            }
+        }
+    }
+}
+
+fn parse_particles(text: &str) -> Result<Vec<(Vec3, f64)>, String> {
+    text.lines()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| {
+            let c: Vec<f64> = l
+                .split(',')
+                .map(|x| x.trim().parse().map_err(|_| format!("line {}: not a number", k + 1)))
+                .collect::<Result<_, _>>()?;
+            if c.len() != 4 || c.iter().any(|x| !x.is_finite()) {
+                return Err(format!("line {}: expected four finite numbers x,y,z,r", k + 1));
+            }
+            Ok((Vec3::new(c[0], c[1], c[2]), c[3]))
+        })
+        .collect()
+}
+
+fn check_particles(frame: &Path, spheres: &[(Vec3, f64)], findings: &mut Vec<Finding>) {
+    let mut order: Vec<usize> = (0..spheres.len()).collect();
+    order.sort_by(|&i, &j| (spheres[i].0.x - spheres[i].1).total_cmp(&(spheres[j].0.x - spheres[j].1)).then(i.cmp(&j)));
+    for (k, &i) in order.iter().enumerate() {
+        for &j in &order[k + 1..] {
+            if spheres[j].0.x - spheres[j].1 > spheres[i].0.x + spheres[i].1 {
+                break;
+            }
+            let reach = spheres[i].1 + spheres[j].1;
+            if (spheres[i].0 - spheres[j].0).norm_squared() < reach * reach {
+                findings.push(Finding::Particles { frame: frame.to_path_buf(), a: i.min(j), b: i.max(j) });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn finds_crossing_triangles_and_overlapping_particles_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("frames")).unwrap();
+        fs::create_dir_all(dir.path().join("particles")).unwrap();
+        // a flat grid piece (adjacent triangles share vertices: not pairs) and a piercing triangle
+        let clean = "o sheet\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
+        let pierced = format!("{clean}o spike\nv 0.2 0.2 -1\nv 0.2 0.2 1\nv 0.3 -1 0\nf 5 6 7\n");
+        fs::write(dir.path().join("frames/frame_00000.obj"), clean).unwrap();
+        fs::write(dir.path().join("frames/frame_00001.obj"), &pierced).unwrap();
+        fs::write(dir.path().join("particles/frame_00000.csv"), "x,y,z,r\n0,0,0,0.1\n0.3,0,0,0.1\n").unwrap();
+        fs::write(dir.path().join("particles/frame_00001.csv"), "x,y,z,r\n0,0,0,0.1\n0.15,0,0,0.1\n").unwrap();
+        let report = check_run(dir.path()).unwrap();
+        assert_eq!(report.frames, 4);
+        assert_eq!(report.findings.len(), 2, "{:?}", report.findings);
+        assert!(
+            matches!(&report.findings[0], Finding::Triangles { a, b, .. } if a == &("sheet".to_string(), 0) && b == &("spike".to_string(), 0))
+        );
+        assert!(matches!(report.findings[1], Finding::Particles { a: 0, b: 1, .. }));
+        assert!(report.findings[0].to_string().contains("frame_00001.obj"));
+    }
+
+    #[test]
+    fn an_empty_directory_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(check_run(dir.path()).unwrap_err().message.contains("avicontact run"));
+    }
+}
