@@ -18,6 +18,7 @@
 //! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |
 //! | L1 | [`geometry`] | pure geometry: exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
+//! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories (contact step 1: not yet wired into the engine) |
 //! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push |
 //! | L5 | [`simulation`] | the [`Simulation`] facade |
@@ -35,10 +36,12 @@
 #![warn(missing_docs)]
 
 pub mod avi;
+pub mod contact;
 pub mod error;
 pub mod events;
 pub mod geometry;
 pub mod ids;
+pub mod kds;
 pub mod math;
 pub mod mesh;
 pub mod model;

@@ -1,0 +1,10 @@
+//! Contact as discrete penalty layers (ACM §4; report §5): a conceptually infinite stack of
+//! nested quadratic potentials per pair of primitives, each on its own clock.
+//!
+//! This module holds the laws only (STYLE habit 4: laws are data, apart from geometry): the layer
+//! schedule η(l), r(l) and each layer's clock period h(l). Which layers are on the queue is
+//! decided by certificates (`kds/`) and the contact manager.
+
+pub mod layers;
+
+pub use layers::{LayerSchedule, ZenoError};
