@@ -208,26 +208,15 @@ fn info(scene: &str) -> ExitCode {
         params.safety_factor
     );
     println!("bodies:");
-    for b in model.bodies.values() {
-        let held = b
-            .vertices
-            .clone()
-            .filter(|&i| !model.vertices.effective_mass(avicontact::ids::VertexId(i)).is_finite())
-            .count();
-        let mass: f64 = b
-            .vertices
-            .clone()
-            .map(|i| model.vertices.mass(avicontact::ids::VertexId(i)))
-            .filter(|m| m.is_finite())
-            .sum();
+    for (id, b) in &model.bodies {
         println!(
             "  {:<16} {:<9} {:>7} vertices {:>7} triangles {:>6} held/scripted  mass {:.4e} kg",
             b.name,
             b.kind.name(),
             b.vertex_count(),
             b.kind.triangles().len(),
-            held,
-            mass
+            model.held_vertices(id),
+            model.body_mass(id)
         );
     }
     println!("potentials (period = clock period h):");

@@ -393,3 +393,33 @@ transform = { translate = [0.0, 0.0, -0.1] }
     assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stdout));
     assert_eq!(avicontact(&["check", dir.path().join("nothing").to_str().unwrap()]).status.code(), Some(2));
 }
+
+#[test]
+fn the_design_contract_scene_loads_unchanged_and_runs() {
+    // tests/design_contract_scene.toml is the scene of ../shared/DESIGN.md, verbatim (checked
+    // against the file when it is beside the checkout)
+    let ours = include_str!("design_contract_scene.toml");
+    let design = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/DESIGN.md");
+    if let Ok(text) = fs::read_to_string(&design) {
+        let block: String = text
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("DESIGN.md has a toml block")
+            .to_string();
+        assert_eq!(block, ours, "the copy follows DESIGN.md");
+    }
+    let (dir, path) = scene_dir(ours, &[]);
+    let out = dir.path().join("out");
+    let o =
+        avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--duration", "0.002", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let frame = fs::read_to_string(out.join("frames/frame_00000.obj")).unwrap();
+    for body in ["o sheet", "o ball", "o block"] {
+        assert!(frame.contains(body), "{body}");
+    }
+    assert!(out.join("particles/frame_00000.csv").is_file());
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["events_by_kind"]["tetrahedron"].as_u64().unwrap() > 0);
+}

@@ -344,3 +344,40 @@ fn parameters_are_validated_by_the_facade() {
     let bad = SimulationParameters { duration: 0.0, ..s.parameters.clone() };
     assert!(Simulation::new(s.model, s.forces, bad).is_err());
 }
+
+#[test]
+fn law2_and_law3_hold_for_spinning_solids() {
+    for material in ["neo-hookean", "corotated"] {
+        let text = format!(
+            r#"
+[simulation]
+duration = 1.0
+frame_rate = 20.0
+gravity = [0.0, 0.0, 0.0]
+[[body]]
+name = "cube"
+kind = "solid"
+mesh = {{ generator = "box", size = [0.2, 0.2, 0.2], resolution = 3 }}
+material = "{material}"
+youngs_modulus = 2e4
+poisson_ratio = 0.35
+density = 500.0
+velocity = [0.3, -0.1, 0.2]
+angular_velocity = [1.0, 4.0, -2.0]
+"#
+        );
+        let mut sim = simulation(&text);
+        let mut m = Momenta::default();
+        let mut e = Energies::default();
+        sim.run(&mut (&mut m, &mut e)).unwrap();
+        let (p0, l0) = m.0[0];
+        for (p, l) in &m.0 {
+            assert!((p - p0).norm() <= 1e-12 * p0.norm(), "{material}: linear momentum {p} vs {p0}");
+            assert!((l - l0).norm() <= 1e-12 * l0.norm(), "{material}: angular momentum {l} vs {l0}");
+        }
+        let e0 = e.0[0].1;
+        let spread = e.0.iter().map(|s| ((s.1 - e0) / e0).abs()).fold(0.0, f64::max);
+        assert!(spread < 0.02, "{material}: energy oscillation {spread} of E");
+        assert!(sim.counters().events > 10_000);
+    }
+}

@@ -1,14 +1,17 @@
-//! Triangle meshes: storage, topology (edges, hinges), generators and OBJ input.
+//! Meshes: triangle meshes (storage, topology, generators, OBJ input) and tetrahedral meshes
+//! (box generator, TetGen input).
 //!
 //! Pure data and pure functions: no ids, no simulation state. `scene/` turns scene keys into calls
 //! of the generators here; `model/` turns meshes into vertices and potentials.
 
 mod generators;
 mod obj;
+mod tet;
 mod topology;
 
 pub use generators::{box_surface, cylinder, grid, icosphere, lattice, line, ribbon, GeneratorError, MAX_VERTICES};
 pub use obj::{parse_obj, read_obj, ObjError};
+pub use tet::{box_tets, read_tetgen, TetGenError, TetMesh};
 pub use topology::{edges, hinges, HingeStencil};
 
 use crate::math::{Real, Vec3};

@@ -22,6 +22,13 @@ pub enum BodyKind {
         /// Radius of every particle, m.
         radius: Real,
     },
+    /// A volumetric solid: linear tetrahedra (neo-Hookean or corotated).
+    Solid {
+        /// Tetrahedra as local vertex indices, positively oriented.
+        tets: Vec<[u32; 4]>,
+        /// The boundary surface (outward triangles), for output and contact.
+        triangles: Vec<[u32; 3]>,
+    },
     /// An obstacle: a triangle mesh of infinite mass, static or scripted.
     Obstacle {
         /// Triangles as local vertex indices.
@@ -37,13 +44,17 @@ impl BodyKind {
             BodyKind::Chain { .. } => "chain",
             BodyKind::Particles { .. } => "particles",
             BodyKind::Obstacle { .. } => "obstacle",
+            BodyKind::Solid { .. } => "solid",
         }
     }
 
-    /// Triangles of shells and obstacles (empty for other kinds).
+    /// Triangles of shells and obstacles, and the boundary surface of solids (empty for other
+    /// kinds).
     pub fn triangles(&self) -> &[[u32; 3]] {
         match self {
-            BodyKind::Shell { triangles } | BodyKind::Obstacle { triangles } => triangles,
+            BodyKind::Shell { triangles } | BodyKind::Obstacle { triangles } | BodyKind::Solid { triangles, .. } => {
+                triangles
+            }
             _ => &[],
         }
     }

@@ -57,6 +57,21 @@ impl Model {
         VertexId(self.bodies[body].vertices.start + local)
     }
 
+    /// Mass of `body`'s free vertices, kg (0 for an obstacle).
+    pub fn body_mass(&self, body: BodyId) -> Real {
+        self.bodies[body]
+            .vertices
+            .clone()
+            .map(VertexId)
+            .filter(|&v| self.vertices.effective_mass(v).is_finite())
+            .fold(0.0, |sum, v| sum + self.vertices.mass(v))
+    }
+
+    /// How many of `body`'s vertices are held or scripted (infinite kick mass).
+    pub fn held_vertices(&self, body: BodyId) -> usize {
+        self.bodies[body].vertices.clone().filter(|&i| !self.vertices.effective_mass(VertexId(i)).is_finite()).count()
+    }
+
     /// Total mass of the free (neither fixed nor scripted) vertices, kg.
     pub fn free_mass(&self) -> Real {
         (0..self.vertices.len())

@@ -117,6 +117,34 @@ fn hinge_setup() -> impl Strategy<Value = (Hinge, Vec<Vec3>, Real)> {
     })
 }
 
+/// Smallest height of a tetrahedron (3·volume / largest face area), its smallest feature.
+fn tet_height(x: &[Vec3; 4]) -> Real {
+    let volume = (x[1] - x[0]).dot(&(x[2] - x[0]).cross(&(x[3] - x[0]))).abs() / 6.0;
+    let faces = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]];
+    let largest =
+        faces.iter().map(|f| 0.5 * (x[f[1]] - x[f[0]]).cross(&(x[f[2]] - x[f[0]])).norm()).fold(0.0, Real::max);
+    3.0 * volume / largest
+}
+
+fn tetrahedron_setup(material: SolidMaterial) -> impl Strategy<Value = (Tetrahedron, Vec<Vec3>, Real)> {
+    let rest = [point(), point(), point(), point()]
+        .prop_map(|mut x| {
+            if (x[1] - x[0]).dot(&(x[2] - x[0]).cross(&(x[3] - x[0]))) < 0.0 {
+                x.swap(1, 2); // positive orientation
+            }
+            x
+        })
+        .prop_filter("not flat", |x| tet_height(x) > 0.05);
+    let lame = (1.0..1e4, -0.5..0.45).prop_map(|(e, nu)| Lame::from_young_poisson(e, nu));
+    (rest, [point(), point(), point(), point()], 0.0..0.3, lame).prop_map(move |(rest, d, amount, lame)| {
+        // deformed by up to 30 % of the smallest height: large strains, never inverted
+        let h = tet_height(&rest);
+        let x: Vec<Vec3> = rest.iter().zip(&d).map(|(p, d)| p + d * (amount * h / 3f64.sqrt())).collect();
+        let t = Tetrahedron::new(ids(), rest, material, lame).expect("positive rest volume");
+        (t, x, h)
+    })
+}
+
 fn elastic<P: Potential + 'static>(setup: impl Strategy<Value = (P, Vec<Vec3>, Real)>) -> impl Strategy<Value = Case> {
     setup.prop_map(|(p, x, scale)| Case { potential: Box::new(p), x, scale })
 }
@@ -235,6 +263,8 @@ derivative_tests! {
     spring_derivatives: elastic(spring_setup());
     membrane_derivatives: elastic(membrane_setup());
     hinge_derivatives: elastic(hinge_setup());
+    neo_hookean_tetrahedron_derivatives: elastic(tetrahedron_setup(SolidMaterial::NeoHookean));
+    corotated_tetrahedron_derivatives: elastic(tetrahedron_setup(SolidMaterial::Corotated));
     spring_damping_derivatives: boxed_damping(spring_setup(), StrainMeasure::Length);
     membrane_damping_derivatives: boxed_damping(membrane_setup(), StrainMeasure::GreenStrain);
     hinge_damping_derivatives: boxed_damping(hinge_setup(), StrainMeasure::DihedralAngle);

@@ -12,6 +12,7 @@
 //! | [`Spring`] | an edge (2) | ACM §3, Phantom §5.1 (FPU) |
 //! | [`Membrane`] | a triangle (3) | constant-strain triangle, St. Venant–Kirchhoff |
 //! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
+//! | [`Tetrahedron`] | a tetrahedron (4) | linear FEM; neo-Hookean (A-search §5) or fixed corotated |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 
 mod ad;
@@ -21,6 +22,7 @@ mod damping;
 mod derivative_tests;
 mod gravity;
 mod hinge;
+mod solid;
 mod spring;
 
 pub use ad::hessian_of;
@@ -28,6 +30,7 @@ pub use cst::{Membrane, MembraneMaterial};
 pub use damping::{Damping, StrainMeasure};
 pub use gravity::Gravity;
 pub use hinge::Hinge;
+pub use solid::{Lame, SolidMaterial, Tetrahedron};
 pub use spring::Spring;
 
 use crate::ids::VertexId;

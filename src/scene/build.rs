@@ -7,7 +7,9 @@ use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::mesh::{self, TriMesh};
 use crate::model::{Body, BodyKind, LinearPath, Model};
-use crate::potential::{Damping, Gravity, Hinge, Membrane, MembraneMaterial, Spring, StrainMeasure};
+use crate::potential::{
+    Damping, Gravity, Hinge, Lame, Membrane, MembraneMaterial, SolidMaterial, Spring, StrainMeasure, Tetrahedron,
+};
 use crate::simulation::SimulationParameters;
 use nalgebra::Rotation3;
 use std::path::Path;
@@ -222,10 +224,21 @@ fn build_body(
         "chain" => {
             let points = match &b.mesh {
                 Some(MeshSpec::Generator(Generator::Line { start, end, segments })) => {
-                    let (s, e) = (ctx.finite_vec(place, "mesh.start", *start)?, ctx.finite_vec(place, "mesh.end", *end)?);
-                    transform_points(ctx, place, b, mesh::line(s, e, *segments).map_err(|e| ctx.err(format!("{place}.mesh"), e.to_string()))?)?
+                    let (s, e) =
+                        (ctx.finite_vec(place, "mesh.start", *start)?, ctx.finite_vec(place, "mesh.end", *end)?);
+                    transform_points(
+                        ctx,
+                        place,
+                        b,
+                        mesh::line(s, e, *segments).map_err(|e| ctx.err(format!("{place}.mesh"), e.to_string()))?,
+                    )?
                 }
-                _ => return Err(ctx.err(format!("{place}.mesh"), "a chain needs mesh = { generator = \"line\", start = [..], end = [..], segments = N }")),
+                _ => {
+                    return Err(ctx.err(
+                        format!("{place}.mesh"),
+                        "a chain needs mesh = { generator = \"line\", start = [..], end = [..], segments = N }",
+                    ))
+                }
             };
             let m = ctx.positive(place, "mass", b.mass, "give the mass of each chain vertex in kg")?;
             let n = points.len();
@@ -240,15 +253,25 @@ fn build_body(
             (BodyKind::Particles { radius }, points, vec![m; n], vels)
         }
         "solid" => {
-            return Err(ctx.err(
-                format!("{place}.kind"),
-                "solid bodies (tetrahedral meshes) come with the synchronous backend and are not supported yet; use a shell",
-            ))
+            let mesh = load_tet_mesh(ctx, place, b, base)?;
+            let density = ctx.positive(place, "density", b.density, "give the solid's mass per volume in kg/m³")?;
+            let masses = mesh.lumped_masses(density);
+            if let Some(i) = masses.iter().position(|&w| w <= 0.0) {
+                return Err(ctx.err(
+                    format!("{place}.mesh"),
+                    format!("vertex {i} belongs to no tetrahedron, so it has no mass; remove unused vertices"),
+                ));
+            }
+            let n = mesh.positions.len();
+            let triangles = mesh.boundary();
+            (BodyKind::Solid { tets: mesh.tets, triangles }, mesh.positions, masses, vec![Vec3::zeros(); n])
         }
         other => {
             return Err(ctx.err(
                 format!("{place}.kind"),
-                format!("unknown body kind \"{other}\"; use \"shell\", \"particles\", \"chain\", \"obstacle\" (or \"solid\" once supported)"),
+                format!(
+                    "unknown body kind \"{other}\"; use \"shell\", \"solid\", \"particles\", \"chain\" or \"obstacle\""
+                ),
             ))
         }
     };
@@ -441,6 +464,35 @@ fn build_body(
                 forces.push(ForceSpec { potential: Box::new(spring), period });
             }
         }
+        BodyKind::Solid { tets, .. } => {
+            let material = match b.material.as_deref() {
+                None | Some("neo-hookean") => SolidMaterial::NeoHookean,
+                Some("corotated") => SolidMaterial::Corotated,
+                Some(other) => {
+                    return Err(ctx.err(
+                        format!("{place}.material"),
+                        format!("unknown material \"{other}\"; use \"neo-hookean\" or \"corotated\""),
+                    ))
+                }
+            };
+            let young = ctx.positive(place, "youngs_modulus", b.youngs_modulus, "give Young's modulus in Pa")?;
+            let poisson = b.poisson_ratio.unwrap_or(0.3);
+            if !(poisson > -1.0 && poisson < 0.5) {
+                return Err(ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {poisson}")));
+            }
+            let lame = Lame::from_young_poisson(young, poisson);
+            let period = ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
+            for (t, tet) in tets.iter().enumerate() {
+                let rest = tet.map(|i| positions[i as usize]);
+                let element = Tetrahedron::new(tet.map(global), rest, material, lame).ok_or_else(|| {
+                    ctx.err(
+                        format!("{place}.mesh"),
+                        format!("tetrahedron {t} {tet:?} is degenerate (zero volume); fix the mesh"),
+                    )
+                })?;
+                forces.push(ForceSpec { potential: Box::new(element), period });
+            }
+        }
         _ => {}
     }
     Ok(())
@@ -497,17 +549,8 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
         .concat(),
         "particles" => [&["radius", "mass", "positions"][..], &motion].concat(),
         "obstacle" => vec!["mesh", "scripted"],
-        "solid" => vec![
-            "mesh",
-            "density",
-            "material",
-            "youngs_modulus",
-            "poisson_ratio",
-            "velocity",
-            "angular_velocity",
-            "fixed",
-            "scripted",
-        ],
+        "solid" => [&["mesh", "density", "material", "youngs_modulus", "poisson_ratio", "stretch_period"][..], &motion]
+            .concat(),
         _ => return Ok(()), // the kind itself is refused with its own message
     };
     match set.iter().find(|(key, present)| *present && !allowed.contains(key)) {
@@ -574,6 +617,41 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
             format!("triangle {t} {:?} is degenerate (zero or near-zero area); fix the mesh", m.triangles[t]),
         ));
     }
+    Ok(m)
+}
+
+/// A solid's tetrahedral mesh: the `box` generator (also for bars) or a TetGen `.node`/`.ele` pair.
+fn load_tet_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<mesh::TetMesh, SceneError> {
+    let key = format!("{place}.mesh");
+    let mut m = match &b.mesh {
+        None => {
+            return Err(ctx.err(place.to_string(), "`mesh` is required: a box generator or a TetGen .node/.ele file"))
+        }
+        Some(MeshSpec::File(f)) => {
+            let path = base.join(f);
+            if !matches!(path.extension().and_then(|e| e.to_str()), Some("ele" | "node")) {
+                return Err(ctx.err(
+                    &key,
+                    format!(
+                        "{f}: a solid needs a tetrahedral mesh: a TetGen NAME.node / NAME.ele pair (give either file)"
+                    ),
+                ));
+            }
+            mesh::read_tetgen(&path).map_err(|e| ctx.err(&key, e.to_string()))?
+        }
+        Some(MeshSpec::Generator(Generator::Box { size, resolution })) => {
+            let r = match resolution {
+                None => [1, 1, 1],
+                Some(schema::BoxResolution::Uniform(n)) => [*n; 3],
+                Some(schema::BoxResolution::PerAxis(r)) => *r,
+            };
+            mesh::box_tets(*size, r).map_err(|e| ctx.err(&key, e.to_string()))?
+        }
+        Some(MeshSpec::Generator(_)) => {
+            return Err(ctx.err(&key, "solids are meshed by the box generator (boxes and bars) or a TetGen file"))
+        }
+    };
+    m.positions = transform_points(ctx, place, b, std::mem::take(&mut m.positions))?;
     Ok(m)
 }
 

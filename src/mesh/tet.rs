@@ -1,0 +1,304 @@
+//! Tetrahedral meshes: storage, boundary surface, the box generator, and TetGen `.node`/`.ele`
+//! input.
+//!
+//! TetGen's pair of text files is the tet-mesh file format: TetGen writes it directly
+//! (`tetgen -pq mesh.poly`), and meshio converts from Gmsh, fTetWild, VTK and others
+//! (`meshio convert in.msh out.node`), or any script can write the two short tables.
+
+use crate::math::{Real, Vec3};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+/// A tetrahedral mesh with positively oriented tetrahedra.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TetMesh {
+    /// Vertex positions, m.
+    pub positions: Vec<Vec3>,
+    /// Tetrahedra as indices into `positions`, each with positive signed volume.
+    pub tets: Vec<[u32; 4]>,
+}
+
+impl TetMesh {
+    /// Signed volume of tetrahedron `t` (positive when correctly oriented).
+    pub fn signed_volume(&self, t: usize) -> Real {
+        let [a, b, c, d] = self.tets[t].map(|i| self.positions[i as usize]);
+        (b - a).dot(&(c - a).cross(&(d - a))) / 6.0
+    }
+
+    /// Lumped masses: each tetrahedron's mass (`density` × volume) split equally among its four
+    /// vertices.
+    pub fn lumped_masses(&self, density: Real) -> Vec<Real> {
+        let mut masses = vec![0.0; self.positions.len()];
+        for (t, tet) in self.tets.iter().enumerate() {
+            let share = density * self.signed_volume(t).abs() / 4.0;
+            for &i in tet {
+                masses[i as usize] += share;
+            }
+        }
+        masses
+    }
+
+    /// The boundary surface: faces that belong to exactly one tetrahedron, oriented outward, in
+    /// a deterministic order.
+    pub fn boundary(&self) -> Vec<[u32; 3]> {
+        let mut count: HashMap<[u32; 3], (usize, [u32; 3])> = HashMap::new();
+        for tet in &self.tets {
+            let [a, b, c, d] = *tet;
+            for face in [[a, c, b], [a, b, d], [a, d, c], [b, c, d]] {
+                let mut key = face;
+                key.sort_unstable();
+                count.entry(key).or_insert((0, face)).0 += 1;
+            }
+        }
+        let mut faces: Vec<[u32; 3]> = count.into_values().filter(|(n, _)| *n == 1).map(|(_, f)| f).collect();
+        faces.sort_unstable();
+        faces
+    }
+}
+
+/// A box of `size` centred at the origin filled with `resolution = [nx, ny, nz]` cubes per
+/// axis, each split into six tetrahedra around its main diagonal (a conforming Freudenthal
+/// split). Bars are boxes with one long side.
+pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super::GeneratorError> {
+    use super::GeneratorError;
+    for s in size {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(GeneratorError { key: "size", message: format!("must be finite numbers > 0, got {size:?}") });
+        }
+    }
+    if resolution.iter().any(|&n| n == 0) {
+        return Err(GeneratorError {
+            key: "resolution",
+            message: format!("must be at least 1 per axis, got {resolution:?}"),
+        });
+    }
+    let [nx, ny, nz] = resolution.map(|n| n as u64);
+    if (nx + 1) * (ny + 1) * (nz + 1) > super::MAX_VERTICES {
+        return Err(GeneratorError {
+            key: "resolution",
+            message: "makes too many vertices; use a coarser mesh".into(),
+        });
+    }
+    let index = |i: u64, j: u64, k: u64| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
+    let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1) * (nz + 1)) as usize);
+    for k in 0..=nz {
+        for j in 0..=ny {
+            for i in 0..=nx {
+                let f = |n: u64, c: u64, s: Real| s * (c as Real / n as Real - 0.5);
+                positions.push(Vec3::new(f(nx, i, size[0]), f(ny, j, size[1]), f(nz, k, size[2])));
+            }
+        }
+    }
+    let mut mesh = TetMesh { positions, tets: Vec::with_capacity((6 * nx * ny * nz) as usize) };
+    let axes: [[u64; 3]; 3] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+    let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                for order in orders {
+                    // path from the cube's corner (0,0,0) to (1,1,1) along the three axes in `order`
+                    let mut c = [i, j, k];
+                    let mut tet = [index(c[0], c[1], c[2]); 4];
+                    for (step, &axis) in order.iter().enumerate() {
+                        for d in 0..3 {
+                            c[d] += axes[axis][d];
+                        }
+                        tet[step + 1] = index(c[0], c[1], c[2]);
+                    }
+                    mesh.tets.push(tet);
+                    let t = mesh.tets.len() - 1;
+                    if mesh.signed_volume(t) < 0.0 {
+                        mesh.tets[t].swap(1, 2);
+                    }
+                }
+            }
+        }
+    }
+    Ok(mesh)
+}
+
+/// Why a TetGen file pair could not be used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TetGenError {
+    /// The file (`.node` or `.ele`).
+    pub file: String,
+    /// 1-based line, when the problem is on one line.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for TetGenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}: line {l}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for TetGenError {}
+
+/// Reads a TetGen mesh from `path` (either `NAME.node` or `NAME.ele`; the other file is found
+/// beside it). Indices may start at 0 or 1 (as the `.node` file's first index says); attributes
+/// and boundary markers are ignored; tetrahedra with negative orientation are flipped.
+pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
+    let (node, ele) = (path.with_extension("node"), path.with_extension("ele"));
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| TetGenError {
+            file: p.display().to_string(),
+            line: None,
+            message: format!("cannot read it ({e}); a TetGen mesh is a NAME.node and a NAME.ele file side by side"),
+        })
+    };
+    let (node_text, ele_text) = (read(&node)?, read(&ele)?);
+    let node_file = node.display().to_string();
+    let ele_file = ele.display().to_string();
+    let rows = |text: &str| -> Vec<(usize, Vec<String>)> {
+        text.lines()
+            .enumerate()
+            .map(|(k, l)| {
+                (k + 1, l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect::<Vec<_>>())
+            })
+            .filter(|(_, w)| !w.is_empty())
+            .collect()
+    };
+    let err =
+        |file: &str, line: usize, message: String| TetGenError { file: file.to_string(), line: Some(line), message };
+    let num = |file: &str, line: usize, w: &str| -> Result<f64, TetGenError> {
+        w.parse::<f64>().map_err(|_| err(file, line, format!("`{w}` is not a number")))
+    };
+
+    let nodes = rows(&node_text);
+    let Some((hl, header)) = nodes.first() else {
+        return Err(TetGenError { file: node_file, line: None, message: "the file is empty".into() });
+    };
+    let count = num(&node_file, *hl, &header[0])? as usize;
+    if header.get(1).map(String::as_str) != Some("3") {
+        return Err(err(
+            &node_file,
+            *hl,
+            "the header must say the points are 3D: `<count> 3 <attributes> <markers>`".into(),
+        ));
+    }
+    if nodes.len() < 1 + count {
+        return Err(err(
+            &node_file,
+            *hl,
+            format!("the header announces {count} points but the file has {}", nodes.len() - 1),
+        ));
+    }
+    let mut positions = Vec::with_capacity(count);
+    let mut first_index = 0usize;
+    for (k, (line, w)) in nodes[1..=count].iter().enumerate() {
+        if w.len() < 4 {
+            return Err(err(&node_file, *line, "a point needs `<index> <x> <y> <z>`".into()));
+        }
+        let index = num(&node_file, *line, &w[0])? as usize;
+        if k == 0 {
+            first_index = index;
+        }
+        if index != first_index + k {
+            return Err(err(
+                &node_file,
+                *line,
+                format!("points must be numbered consecutively; expected {}", first_index + k),
+            ));
+        }
+        let p =
+            Vec3::new(num(&node_file, *line, &w[1])?, num(&node_file, *line, &w[2])?, num(&node_file, *line, &w[3])?);
+        if !p.iter().all(|c| c.is_finite()) {
+            return Err(err(&node_file, *line, "a NaN or infinite coordinate".into()));
+        }
+        positions.push(p);
+    }
+
+    let eles = rows(&ele_text);
+    let Some((hl, header)) = eles.first() else {
+        return Err(TetGenError { file: ele_file, line: None, message: "the file is empty".into() });
+    };
+    let count = num(&ele_file, *hl, &header[0])? as usize;
+    if header.get(1).map(String::as_str) != Some("4") {
+        return Err(err(
+            &ele_file,
+            *hl,
+            "only linear tetrahedra are supported: the header must say 4 nodes per tetrahedron".into(),
+        ));
+    }
+    if eles.len() < 1 + count || count == 0 {
+        return Err(err(
+            &ele_file,
+            *hl,
+            format!("the header announces {count} tetrahedra but the file has {}", eles.len() - 1),
+        ));
+    }
+    let mut mesh = TetMesh { positions, tets: Vec::with_capacity(count) };
+    for (line, w) in &eles[1..=count] {
+        if w.len() < 5 {
+            return Err(err(&ele_file, *line, "a tetrahedron needs `<index> <n1> <n2> <n3> <n4>`".into()));
+        }
+        let mut tet = [0u32; 4];
+        for (slot, word) in tet.iter_mut().zip(&w[1..5]) {
+            let i = num(&ele_file, *line, word)? as i64 - first_index as i64;
+            if i < 0 || i as usize >= mesh.positions.len() {
+                return Err(err(&ele_file, *line, format!("point {word} does not exist")));
+            }
+            *slot = i as u32;
+        }
+        mesh.tets.push(tet);
+        let t = mesh.tets.len() - 1;
+        let v = mesh.signed_volume(t);
+        if v == 0.0 {
+            return Err(err(&ele_file, *line, "a tetrahedron with zero volume".into()));
+        }
+        if v < 0.0 {
+            mesh.tets[t].swap(1, 2);
+        }
+    }
+    Ok(mesh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn box_fills_its_volume_with_positive_tets_and_a_closed_boundary() {
+        let m = box_tets([1.0, 2.0, 0.5], [3, 4, 2]).unwrap();
+        assert_eq!(m.tets.len(), 6 * 3 * 4 * 2);
+        assert!((0..m.tets.len()).all(|t| m.signed_volume(t) > 0.0));
+        let volume: Real = (0..m.tets.len()).map(|t| m.signed_volume(t)).sum();
+        assert!((volume - 1.0).abs() < 1e-12);
+        let b = m.boundary();
+        // boundary of a 3×4×2 box grid: 2 triangles per boundary square
+        assert_eq!(b.len(), 2 * 2 * (3 * 4 + 4 * 2 + 3 * 2));
+        // closed and outward: the signed volume enclosed by the boundary is the box's
+        let enclosed: Real = b
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.map(|i| m.positions[i as usize]);
+                a.dot(&b.cross(&c)) / 6.0
+            })
+            .sum();
+        assert!((enclosed - 1.0).abs() < 1e-12, "{enclosed}");
+        let total: Real = m.lumped_masses(1000.0).iter().sum();
+        assert!((total - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reads_tetgen_and_reports_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let node = "# a unit tetrahedron\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n";
+        std::fs::write(dir.path().join("t.node"), node).unwrap();
+        std::fs::write(dir.path().join("t.ele"), "1 4 0\n1 1 3 2 4\n").unwrap();
+        let m = read_tetgen(&dir.path().join("t.ele")).unwrap();
+        assert_eq!(m.positions.len(), 4);
+        assert!(m.signed_volume(0) > 0.0, "flipped to positive orientation");
+        std::fs::write(dir.path().join("t.ele"), "1 4 0\n1 1 2 3 9\n").unwrap();
+        let e = read_tetgen(&dir.path().join("t.node")).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("9"));
+        assert!(read_tetgen(&dir.path().join("missing.ele")).unwrap_err().message.contains(".node"));
+    }
+}
