@@ -67,7 +67,7 @@ pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super:
             return Err(GeneratorError { key: "size", message: format!("must be finite numbers > 0, got {size:?}") });
         }
     }
-    if resolution.iter().any(|&n| n == 0) {
+    if resolution.contains(&0) {
         return Err(GeneratorError {
             key: "resolution",
             message: format!("must be at least 1 per axis, got {resolution:?}"),

@@ -68,7 +68,7 @@ impl Tetrahedron {
         let dm = Mat3::from_columns(&[rest[1] - rest[0], rest[2] - rest[0], rest[3] - rest[0]]);
         let volume = dm.determinant() / 6.0;
         let scale = (0..3).map(|k| dm.column(k).norm()).fold(0.0, Real::max);
-        if !(volume > 1e-12 * scale.powi(3)) {
+        if volume.is_nan() || volume <= 1e-12 * scale.powi(3) {
             return None;
         }
         Some(Tetrahedron {
