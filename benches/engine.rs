@@ -66,7 +66,7 @@ fn engine_vs_queue(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS));
     group.sample_size(20);
     let mut sim = cloth(100);
-    let periods: Vec<f64> = sim.engine().forces().map(|(_, _, h)| h).chain([1.0e6]).collect();
+    let periods: Vec<f64> = sim.avi().expect("AVI backend").forces().map(|(_, _, h)| h).chain([1.0e6]).collect();
     run_events(&mut sim, EVENTS); // warm the queue into its steady state
     group.bench_function("engine_events", |b| b.iter(|| run_events(&mut sim, EVENTS)));
     let mut q = raw_queue(&periods);
@@ -82,7 +82,7 @@ fn scaling(c: &mut Criterion) {
     for n in [10u32, 32, 100, 316] {
         let mut sim = cloth(n);
         // warm up until every clock has ticked at least twice: the queue's steady state
-        let warm_up = EVENTS.max(2 * sim.engine().forces().count() as u64);
+        let warm_up = EVENTS.max(2 * sim.avi().expect("AVI backend").forces().count() as u64);
         run_events(&mut sim, warm_up);
         group.bench_with_input(BenchmarkId::new("engine_events", n * n), &n, |b, _| {
             b.iter(|| run_events(&mut sim, EVENTS))

@@ -68,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let parameters =
         SimulationParameters { duration: 5.0, frame_rate: 2.0, gravity: Vec3::zeros(), safety_factor: 0.1 };
     let mut sim = Simulation::new(model, forces, parameters)?;
-    for (_, p, h) in sim.engine().forces() {
+    for (_, p, h) in sim.avi().expect("AVI backend").forces() {
         println!("{:<7} ticks every {h:.4e} s", p.kind());
     }
     struct Print;

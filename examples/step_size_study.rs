@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut scene = scene::load("fpu-chain")?;
         scene.parameters.safety_factor = safety;
         let mut sim = Simulation::new(scene.model, scene.forces, scene.parameters)?;
-        let h = sim.engine().forces().map(|(_, _, h)| h).fold(Real::INFINITY, Real::min);
+        let h = sim.avi().expect("AVI backend").forces().map(|(_, _, h)| h).fold(Real::INFINITY, Real::min);
         let mut e = Extremes::default();
         sim.run(&mut e)?;
         println!("{safety:6}  {h:24.3e}  {:.3e}", e.worst);

@@ -17,6 +17,8 @@ pub enum EventKind {
     Force,
     /// A frame was taken (no effect on the trajectory).
     Frame,
+    /// A synchronous step advanced every vertex (the synchronous backend).
+    Step,
 }
 
 /// One processed event, as seen by observers.

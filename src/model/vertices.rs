@@ -149,6 +149,22 @@ impl Vertices {
         &self.masses
     }
 
+    /// Sets the whole state of a free vertex at time `t`: the synchronous backend's step, which
+    /// advances every vertex at once (the AVI writes positions only through [`drift_to`]).
+    /// Held and scripted vertices only have their time advanced ([`drift_to`] semantics).
+    ///
+    /// [`drift_to`]: Vertices::drift_to
+    pub fn set_synchronous_state(&mut self, i: VertexId, x: Vec3, v: Vec3, t: Real) {
+        let k = i.index();
+        if matches!(self.motions[k], Motion::Free) {
+            self.positions[k] = x;
+            self.velocities[k] = v;
+            self.t_last[k] = t;
+        } else {
+            self.drift_to(i, t);
+        }
+    }
+
     /// Sets the velocity of a free vertex (initial conditions; not for use during a run).
     pub fn set_velocity(&mut self, i: VertexId, v: Vec3) {
         if matches!(self.motions[i.index()], Motion::Free) {

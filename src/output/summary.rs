@@ -21,8 +21,14 @@ pub enum RunStatus {
 pub struct Summary {
     /// Scene name.
     pub scene: String,
-    /// `"avi"`.
+    /// `"avi"` or `"sync"`.
     pub backend: &'static str,
+    /// The synchronous integrator (sync runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integrator: Option<&'static str>,
+    /// Newton iterations over the run (sync runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newton_iterations: Option<u64>,
     /// How the run ended.
     pub status: RunStatus,
     /// The error that stopped a failed run.

@@ -13,6 +13,7 @@
 //! | [`Membrane`] | a triangle (3) | constant-strain triangle, St. Venant–Kirchhoff |
 //! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
 //! | [`Tetrahedron`] | a tetrahedron (4) | linear FEM; neo-Hookean (A-search §5) or fixed corotated |
+//! | [`Wall`] | one vertex | one-sided quadratic wall (A-search Appendix E) |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 
 mod ad;
@@ -24,6 +25,7 @@ mod gravity;
 mod hinge;
 mod solid;
 mod spring;
+mod wall;
 
 pub use ad::hessian_of;
 pub use cst::{Membrane, MembraneMaterial};
@@ -32,6 +34,7 @@ pub use gravity::Gravity;
 pub use hinge::Hinge;
 pub use solid::{Lame, SolidMaterial, Tetrahedron};
 pub use spring::Spring;
+pub use wall::Wall;
 
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};

@@ -154,10 +154,9 @@ fn cofactor(f: &Mat3) -> Mat3 {
     Mat3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)])
 }
 
-/// Iterations of the scaled Newton polar iteration: quadratic convergence from any
-/// non-singular F; 12 steps reach round-off for condition numbers far beyond what a simulated
-/// element survives.
-const POLAR_ITERATIONS: usize = 12;
+/// At most this many iterations of the Newton polar iteration (quadratic convergence from any
+/// non-singular F); it stops as soon as an iteration no longer changes the value part.
+const POLAR_ITERATIONS: usize = 30;
 
 /// The rotation R of F = R·S (polar decomposition) by the Newton iteration X ← ½(X + X⁻ᵀ),
 /// generic so that the energy's Hessian differentiates through it. For det F < 0 it returns the
@@ -169,7 +168,12 @@ fn polar_rotation_generic<T: AdScalar>(f: &Matrix3<T>) -> Matrix3<T> {
         let det = determinant(&x);
         let (c0, c1, c2) = (x.column(0).into_owned(), x.column(1).into_owned(), x.column(2).into_owned());
         let inv_t = Matrix3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)]) / det;
-        x = (x + inv_t) * T::from(0.5);
+        let next = (x + inv_t) * T::from(0.5);
+        let change = (0..9).map(|k| (next[k].re() - x[k].re()).abs()).fold(0.0, Real::max);
+        x = next;
+        if change <= 4.0 * Real::EPSILON {
+            break;
+        }
     }
     x
 }

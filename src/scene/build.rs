@@ -11,6 +11,7 @@ use crate::potential::{
     Damping, Gravity, Hinge, Lame, Membrane, MembraneMaterial, SolidMaterial, Spring, StrainMeasure, Tetrahedron,
 };
 use crate::simulation::SimulationParameters;
+use crate::sync::{EnergyTarget, IntegratorKind, SyncParameters};
 use nalgebra::Rotation3;
 use std::path::Path;
 
@@ -108,9 +109,7 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             "{file}: [contact] is checked but not simulated yet: bodies do not collide in this version (penalty layers arrive with the contact issue)"
         ));
     }
-    if let Some(sync) = &raw.sync {
-        check_sync(&ctx, sync)?;
-    }
+    let sync = sync_parameters(&ctx, raw.sync.as_ref())?;
     if raw.bodies.is_empty() {
         return Err(ctx.err("body", "the scene has no [[body]]; add at least one body"));
     }
@@ -130,38 +129,80 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         gravity,
         safety_factor: sim.safety_factor,
     };
-    Ok(Scene { name, path: None, model, forces, parameters, backend, warnings })
+    Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings })
 }
 
-fn check_sync(ctx: &Ctx, s: &schema::SyncSection) -> Result<(), SceneError> {
-    const INTEGRATORS: [&str; 9] =
-        ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search", "blend", "sdirk2", "tr-bdf2"];
-    if let Some(name) = &s.integrator {
-        if !INTEGRATORS.contains(&name.as_str()) {
-            return Err(ctx.err(
-                "sync.integrator",
-                format!("unknown integrator \"{name}\"; use one of {}", INTEGRATORS.join(", ")),
-            ));
-        }
-    }
+fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncParameters, SceneError> {
+    let mut p = SyncParameters::default();
+    let Some(s) = s else { return Ok(p) };
+    const AVAILABLE: [&str; 6] = ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search"];
+    const COMING: [&str; 3] = ["blend", "sdirk2", "tr-bdf2"];
     if s.timestep.is_some() {
-        ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
+        p.timestep = ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
     }
     if s.barrier_distance.is_some() {
         ctx.positive("sync", "barrier_distance", s.barrier_distance, "the IPC barrier distance d̂ is in metres")?;
     }
-    if let Some(target) = &s.energy_target {
-        if target.decay_half_life.is_some() {
-            ctx.positive(
-                "sync.energy_target",
-                "decay_half_life",
-                target.decay_half_life,
-                "the half-life is in seconds",
-            )?;
-        }
-        ctx.non_negative("sync.energy_target", "start", target.start, "the start time is in seconds")?;
+    if s.newton_tolerance.is_some() {
+        p.newton.tolerance =
+            ctx.positive("sync", "newton_tolerance", s.newton_tolerance, "Newton stops at a step of tolerance · h")?;
     }
-    Ok(())
+    if let Some(n) = s.newton_max_iterations {
+        if n == 0 {
+            return Err(ctx.err("sync.newton_max_iterations", "must be at least 1"));
+        }
+        p.newton.max_iterations = n as usize;
+    }
+    let alpha_range = match s.alpha_range {
+        None => (0.0, 1.1),
+        Some([lo, hi]) if lo.is_finite() && hi.is_finite() && lo <= 1.0 && 1.0 <= hi => (lo, hi),
+        Some(r) => return Err(ctx.err("sync.alpha_range", format!("must be finite [α_min, α_max] around 1, got {r:?}"))),
+    };
+    let target = match &s.energy_target {
+        None => EnergyTarget::Conserve,
+        Some(t) => {
+            let start = ctx.non_negative("sync.energy_target", "start", t.start, "the start time is in seconds")?;
+            let ground = match t.ground {
+                None => 0.0,
+                Some(g) if g.is_finite() => g,
+                Some(g) => return Err(ctx.err("sync.energy_target.ground", format!("must be finite, got {g}"))),
+            };
+            match t.decay_half_life {
+                None => EnergyTarget::Conserve,
+                Some(_) => EnergyTarget::Decay {
+                    half_life: ctx.positive(
+                        "sync.energy_target",
+                        "decay_half_life",
+                        t.decay_half_life,
+                        "the half-life is in seconds",
+                    )?,
+                    start,
+                    ground,
+                },
+            }
+        }
+    };
+    p.integrator = match s.integrator.as_deref() {
+        None | Some("a-search") => IntegratorKind::ASearch { target, alpha_range },
+        Some("implicit-euler") => IntegratorKind::ImplicitEuler,
+        Some("bdf2") => IntegratorKind::Bdf2,
+        Some("implicit-midpoint") => IntegratorKind::ImplicitMidpoint,
+        Some("trapezoid") => IntegratorKind::Trapezoid,
+        Some("a1") => IntegratorKind::A1,
+        Some(name) if COMING.contains(&name) => {
+            return Err(ctx.err(
+                "sync.integrator",
+                format!("\"{name}\" is not available yet; use one of {}", AVAILABLE.join(", ")),
+            ))
+        }
+        Some(name) => {
+            return Err(ctx.err(
+                "sync.integrator",
+                format!("unknown integrator \"{name}\"; use one of {}", AVAILABLE.join(", ")),
+            ))
+        }
+    };
+    Ok(p)
 }
 
 fn check_contact(ctx: &Ctx, c: &schema::ContactSection) -> Result<(), SceneError> {

@@ -41,6 +41,8 @@ pub struct Scene {
     pub parameters: SimulationParameters,
     /// The backend the scene asks for.
     pub backend: Backend,
+    /// The `[sync]` table (defaults when absent): used with the synchronous backend.
+    pub sync: crate::sync::SyncParameters,
     /// Things the user should know that do not stop the run (e.g. sections parsed but not yet
     /// simulated).
     pub warnings: Vec<String>,

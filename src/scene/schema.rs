@@ -103,6 +103,12 @@ pub struct SyncSection {
     pub barrier_distance: Option<f64>,
     /// A-search energy target.
     pub energy_target: Option<EnergyTarget>,
+    /// A-search's [α_min, α_max].
+    pub alpha_range: Option<[f64; 2]>,
+    /// Newton stops when its step is at most `newton_tolerance · timestep` (m).
+    pub newton_tolerance: Option<f64>,
+    /// Newton iterations per step at most.
+    pub newton_max_iterations: Option<u32>,
 }
 
 /// A-search energy target: exponential decay toward a ground level.
@@ -113,6 +119,8 @@ pub struct EnergyTarget {
     pub decay_half_life: Option<f64>,
     /// s.
     pub start: Option<f64>,
+    /// Ground energy level the decay tends to, J.
+    pub ground: Option<f64>,
 }
 
 /// `[[body]]`.

@@ -1,0 +1,266 @@
+//! The synchronous time loop: fixed steps t_n = n·h; frames report the state at the end of the
+//! step that reaches their time.
+
+use super::integrators::{AlphaMethod, Bdf2, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step, Trapezoid};
+use super::newton::NewtonParameters;
+use crate::avi::ForceSpec;
+use crate::error::SimulationError;
+use crate::ids::VertexId;
+use crate::math::{Real, Time, Vec3};
+use crate::model::Model;
+use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
+use crate::potential::Potential;
+use crate::stats::Counters;
+
+/// The integrators of the synchronous backend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum IntegratorKind {
+    /// Backward Euler.
+    ImplicitEuler,
+    /// Second-order backward differentiation.
+    Bdf2,
+    /// Implicit midpoint.
+    ImplicitMidpoint,
+    /// The trapezoidal rule.
+    Trapezoid,
+    /// decoupled symplectic method on implicit Euler (A-search §4.3).
+    A1,
+    /// A-search with an energy target (A-search §4.4, Algorithm 1).
+    ASearch {
+        /// What the energy should do.
+        target: EnergyTarget,
+        /// [α_min, α_max].
+        alpha_range: (Real, Real),
+    },
+}
+
+impl IntegratorKind {
+    fn build(self) -> Box<dyn Integrator> {
+        match self {
+            IntegratorKind::ImplicitEuler => Box::new(ImplicitEuler),
+            IntegratorKind::Bdf2 => Box::<Bdf2>::default(),
+            IntegratorKind::ImplicitMidpoint => Box::new(ImplicitMidpoint),
+            IntegratorKind::Trapezoid => Box::new(Trapezoid),
+            IntegratorKind::A1 => Box::new(AlphaMethod::a1()),
+            IntegratorKind::ASearch { target, alpha_range } => Box::new(AlphaMethod::a_search(target, alpha_range)),
+        }
+    }
+}
+
+/// Tunables of the synchronous backend (the scene's `[sync]` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SyncParameters {
+    /// Which integrator.
+    pub integrator: IntegratorKind,
+    /// Time step h, s.
+    pub timestep: Real,
+    /// Newton tunables.
+    pub newton: NewtonParameters,
+}
+
+impl Default for SyncParameters {
+    fn default() -> Self {
+        SyncParameters {
+            integrator: IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) },
+            timestep: 1.0 / 120.0,
+            newton: NewtonParameters::default(),
+        }
+    }
+}
+
+/// The synchronous engine: all vertices advance together by implicit steps.
+#[derive(Debug)]
+pub struct SyncEngine {
+    potentials: Vec<Box<dyn Potential>>,
+    integrator: Box<dyn Integrator>,
+    parameters: SyncParameters,
+    masses: Vec<Real>,
+    free: Vec<Option<usize>>,
+    x: Vec<Vec3>,
+    v: Vec<Vec3>,
+    steps: u64,
+    frame_rate: Real,
+    frames: u64,
+    counters: Counters,
+    step_slot: usize,
+    frame_slot: usize,
+    dissipated: Real,
+    newton_iterations: u64,
+    last_alpha: Option<Real>,
+    snapshot: Vec<Vec3>,
+}
+
+impl SyncEngine {
+    /// Takes the potentials of `forces` (their AVI clock choices are ignored: every potential is
+    /// evaluated at every step) and the model's initial state.
+    pub fn new(model: &Model, forces: Vec<ForceSpec>, parameters: SyncParameters, frame_rate: Real) -> Result<Self, SimulationError> {
+        let h = parameters.timestep;
+        if !(h.is_finite() && h > 0.0) {
+            return Err(SimulationError::BadParameter { name: "sync.timestep", message: format!("must be a finite number of seconds > 0, got {h}") });
+        }
+        if !(frame_rate.is_finite() && frame_rate > 0.0) {
+            return Err(SimulationError::BadParameter { name: "frame_rate", message: format!("must be a finite number > 0, got {frame_rate}") });
+        }
+        let n = model.vertices.len();
+        let mut potentials: Vec<Box<dyn Potential>> = forces.into_iter().map(|f| f.potential).collect();
+        for p in &mut potentials {
+            p.bind_period(h); // damping differences positions over one step
+        }
+        let mut next = 0;
+        let free = (0..n)
+            .map(|i| {
+                model.vertices.effective_mass(VertexId(i as u32)).is_finite().then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        let x: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
+        let mut counters = Counters::default();
+        let frame_slot = counters.slot("frame");
+        let step_slot = counters.slot("step");
+        Ok(SyncEngine {
+            integrator: parameters.integrator.build(),
+            potentials,
+            parameters,
+            masses: model.vertices.masses().to_vec(),
+            free,
+            x,
+            v: model.vertices.velocities().to_vec(),
+            steps: 0,
+            frame_rate,
+            frames: 0,
+            counters,
+            step_slot,
+            frame_slot,
+            dissipated: 0.0,
+            newton_iterations: 0,
+            last_alpha: None,
+            snapshot: Vec::new(),
+        })
+    }
+
+    /// The integrator's name.
+    pub fn integrator(&self) -> &'static str {
+        self.integrator.name()
+    }
+
+    /// The parameters.
+    pub fn parameters(&self) -> &SyncParameters {
+        &self.parameters
+    }
+
+    /// The potentials.
+    pub fn potentials(&self) -> impl Iterator<Item = &dyn Potential> {
+        self.potentials.iter().map(|p| p.as_ref())
+    }
+
+    /// Time of the current state, n·h.
+    pub fn now(&self) -> Time {
+        Time::new(self.steps as Real * self.parameters.timestep).expect("finite")
+    }
+
+    fn next_frame_time(&self) -> Real {
+        self.frames as Real / self.frame_rate
+    }
+
+    /// Time of the next event (a frame or the end of the next step).
+    pub fn next_time(&self) -> Time {
+        let step_end = (self.steps + 1) as Real * self.parameters.timestep;
+        Time::new(self.next_frame_time().min(step_end)).expect("finite")
+    }
+
+    /// Steps, frames and wall time.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Mutable counters (the facade adds wall time).
+    pub fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.counters
+    }
+
+    /// Energy dissipated by damping so far, J.
+    pub fn dissipated(&self) -> Real {
+        self.dissipated
+    }
+
+    /// Newton iterations so far.
+    pub fn newton_iterations(&self) -> u64 {
+        self.newton_iterations
+    }
+
+    /// α of the last A-1 / A-search step.
+    pub fn last_alpha(&self) -> Option<Real> {
+        self.last_alpha
+    }
+
+    /// Processes the next event: a frame if one is due by the current state's time, else one
+    /// step. A frame reports the state at the end of the step that reached its time (the state
+    /// of an implicit integrator is only defined at step ends), so with `1/frame_rate` a
+    /// multiple of h frames fall exactly on their times.
+    pub fn step<O: Observer + ?Sized>(&mut self, model: &mut Model, observer: &mut O) -> Result<Option<EventRecord>, SimulationError> {
+        let h = self.parameters.timestep;
+        let t_state = self.steps as Real * h;
+        let record = if self.next_frame_time() <= t_state + 1e-9 * h {
+            self.take_frame(model, observer)?
+        } else {
+            self.advance(model)?
+        };
+        observer.on_event(&record);
+        Ok(Some(record))
+    }
+
+    fn advance(&mut self, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let h = self.parameters.timestep;
+        let t_next = (self.steps + 1) as Real * h;
+        let prescribed: Vec<Vec3> =
+            (0..self.x.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t_next.max(model.vertices.t_last(VertexId(i as u32))))).collect();
+        let report = self
+            .integrator
+            .step(Step {
+                potentials: &mut self.potentials,
+                masses: &self.masses,
+                free: &self.free,
+                x: &mut self.x,
+                v: &mut self.v,
+                prescribed: &prescribed,
+                h,
+                newton: self.parameters.newton,
+            })
+            .map_err(|e| SimulationError::BadParameter { name: "sync", message: format!("step {} failed: {e}", self.steps + 1) })?;
+        self.steps += 1;
+        self.dissipated += report.dissipated;
+        self.newton_iterations += report.newton_iterations as u64;
+        self.last_alpha = report.alpha;
+        for i in 0..self.x.len() {
+            model.vertices.set_synchronous_state(VertexId(i as u32), self.x[i], self.v[i], t_next);
+        }
+        self.counters.count(self.step_slot);
+        Ok(EventRecord {
+            time: Time::new(t_next).expect("finite"),
+            kind: EventKind::Step,
+            force: None,
+            label: "step",
+            tick: self.steps,
+            period: h,
+        })
+    }
+
+    fn take_frame<O: Observer + ?Sized>(&mut self, model: &Model, observer: &mut O) -> Result<EventRecord, SimulationError> {
+        let t = self.steps as Real * self.parameters.timestep;
+        self.snapshot.clone_from(&self.x);
+        self.counters.count(self.frame_slot);
+        let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
+            return Err(SimulationError::Diverged { time: t });
+        }
+        let time = Time::new(t).expect("finite");
+        let frame = Frame { index: self.frames, time, positions: &self.snapshot, model, stats };
+        let result = observer.on_frame(&frame);
+        self.frames += 1;
+        result.map_err(SimulationError::Observer)?;
+        Ok(EventRecord { time, kind: EventKind::Frame, force: None, label: "frame", tick: self.frames - 1, period: 1.0 / self.frame_rate })
+    }
+}

@@ -1,0 +1,338 @@
+//! The synchronous integrators, each a small piece on the shared Newton machinery.
+//!
+//! Every implicit step minimises an incremental potential Φ(x) = (w/2)‖x − x̃‖²_M +
+//! s·V(a·x + (1 − a)·x_n) ([`IncrementalPotential`]) and then sets the velocity:
+//!
+//! | integrator | x̃ | w | s | a | v_{n+1} |
+//! |---|---|---|---|---|---|
+//! | implicit Euler | x_n + h v_n | 1/h² | 1 | 1 | (x − x_n)/h |
+//! | BDF2 (IE first) | (4x_n − x_{n−1})/3 + 2h(4v_n − v_{n−1})/9 | 9/(4h²) | 1 | 1 | (3x − 4x_n + x_{n−1})/(2h) |
+//! | implicit midpoint | x_n + h v_n | 2/h² | 2 | ½ | 2(x − x_n)/h − v_n |
+//! | trapezoid | x_n + h v_n − (h²/4) M⁻¹∇V(x_n) | 4/h² | 1 | 1 | 2(x − x_n)/h − v_n |
+//! | A-1, A-search (A-search §4, Algorithm 1) | as implicit Euler | | | | w − αΔv, Δv = hM⁻¹(∇P(x_n) − ∇P(x_{n+1})) |
+//!
+//! A-1 fixes α = 1; A-search picks α each step so the energy meets its target (root of a
+//! quadratic closest to 1, clipped to [α_min, α_max]); damping stays in the implicit solve and out
+//! of the correction, and the energy target is lowered by what damping dissipates.
+
+use super::newton::{IncrementalPotential, NewtonError, NewtonParameters};
+use crate::math::{Real, Vec3};
+use crate::potential::{assemble_gradient, gather, Potential};
+
+/// The state and context of one step.
+pub struct Step<'a> {
+    /// The potentials (dissipative ones included).
+    pub potentials: &'a mut [Box<dyn Potential>],
+    /// Lumped masses per vertex, kg.
+    pub masses: &'a [Real],
+    /// Free-vertex index per vertex (`None`: held or scripted).
+    pub free: &'a [Option<usize>],
+    /// In: x_n. Out: x_{n+1}.
+    pub x: &'a mut [Vec3],
+    /// In: v_n. Out: v_{n+1}.
+    pub v: &'a mut [Vec3],
+    /// Every vertex's prescribed position at t_{n+1} (used for held and scripted vertices).
+    pub prescribed: &'a [Vec3],
+    /// Time step h, s.
+    pub h: Real,
+    /// Newton tunables.
+    pub newton: NewtonParameters,
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Newton iterations.
+    pub newton_iterations: usize,
+    /// Whether Newton met its tolerance.
+    pub converged: bool,
+    /// Energy dissipated by damping during the step (2·D(x_{n+1}) summed), J.
+    pub dissipated: Real,
+    /// The α of A-1 / A-search.
+    pub alpha: Option<Real>,
+}
+
+/// A synchronous time integrator.
+pub trait Integrator: std::fmt::Debug + Send {
+    /// Its name as written in scene files.
+    fn name(&self) -> &'static str;
+
+    /// Advances `step.x`, `step.v` by one step.
+    fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError>;
+}
+
+/// Solves Φ for (x̃, w, s, a) from x_n, writes x_{n+1} into `step.x`, updates damping references
+/// and returns x_n with the report.
+fn solve(step: &mut Step<'_>, target: &[Vec3], w: Real, s: Real, a: Real) -> Result<(Vec<Vec3>, StepReport), NewtonError> {
+    let anchor = step.x.to_vec();
+    // start from the inertial target (held vertices at their prescribed positions)
+    let mut x: Vec<Vec3> =
+        (0..anchor.len()).map(|i| if step.free[i].is_some() { target[i] } else { step.prescribed[i] }).collect();
+    let report = {
+        let phi = IncrementalPotential {
+            potentials: step.potentials,
+            masses: step.masses,
+            free: step.free,
+            target,
+            anchor: &anchor,
+            inertia_weight: w,
+            potential_weight: s,
+            blend: a,
+        };
+        phi.minimize(&mut x, step.h, &step.newton)?
+    };
+    // damping: the work of each dissipation function over the step, then new references
+    let y: Vec<Vec3> = x.iter().zip(&anchor).map(|(x, xn)| x * a + xn * (1.0 - a)).collect();
+    let mut local = Vec::new();
+    let mut dissipated = 0.0;
+    for p in step.potentials.iter_mut().filter(|p| p.is_dissipative()) {
+        gather(p.stencil(), &y, &mut local);
+        dissipated += 2.0 * p.energy(&local);
+        p.end_tick(&local);
+    }
+    step.x.copy_from_slice(&x);
+    Ok((anchor, StepReport { newton_iterations: report.iterations, converged: report.converged, dissipated, alpha: None }))
+}
+
+fn inertial_target(step: &Step<'_>) -> Vec<Vec3> {
+    step.x.iter().zip(step.v.iter()).map(|(x, v)| x + v * step.h).collect()
+}
+
+/// Backward (implicit) Euler: first order, dissipative.
+#[derive(Debug, Default)]
+pub struct ImplicitEuler;
+
+impl Integrator for ImplicitEuler {
+    fn name(&self) -> &'static str {
+        "implicit-euler"
+    }
+
+    fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let target = inertial_target(&step);
+        let h = step.h;
+        let (xn, report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
+        for i in 0..xn.len() {
+            step.v[i] = (step.x[i] - xn[i]) / h;
+        }
+        Ok(report)
+    }
+}
+
+/// BDF2: second order, dissipative; its first step is implicit Euler.
+#[derive(Debug, Default)]
+pub struct Bdf2 {
+    previous: Option<(Vec<Vec3>, Vec<Vec3>)>,
+}
+
+impl Integrator for Bdf2 {
+    fn name(&self) -> &'static str {
+        "bdf2"
+    }
+
+    fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let h = step.h;
+        let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
+        let report = match self.previous.take() {
+            None => ImplicitEuler.step(step.reborrow())?,
+            Some((xp, vp)) => {
+                let target: Vec<Vec3> = (0..xn.len())
+                    .map(|i| (xn[i] * 4.0 - xp[i]) / 3.0 + (vn[i] * 4.0 - vp[i]) * (2.0 * h / 9.0))
+                    .collect();
+                let (_, report) = solve(&mut step, &target, 9.0 / (4.0 * h * h), 1.0, 1.0)?;
+                for i in 0..xn.len() {
+                    step.v[i] = (step.x[i] * 3.0 - xn[i] * 4.0 + xp[i]) / (2.0 * h);
+                }
+                report
+            }
+        };
+        self.previous = Some((xn, vn));
+        Ok(report)
+    }
+}
+
+/// Implicit midpoint: second order, symplectic, energy-conserving for quadratic energies.
+#[derive(Debug, Default)]
+pub struct ImplicitMidpoint;
+
+impl Integrator for ImplicitMidpoint {
+    fn name(&self) -> &'static str {
+        "implicit-midpoint"
+    }
+
+    fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let target = inertial_target(&step);
+        let h = step.h;
+        let (xn, report) = solve(&mut step, &target, 2.0 / (h * h), 2.0, 0.5)?;
+        for i in 0..xn.len() {
+            step.v[i] = (step.x[i] - xn[i]) * (2.0 / h) - step.v[i];
+        }
+        Ok(report)
+    }
+}
+
+/// The trapezoidal rule: second order, symplectic for linear systems.
+#[derive(Debug, Default)]
+pub struct Trapezoid;
+
+impl Integrator for Trapezoid {
+    fn name(&self) -> &'static str {
+        "trapezoid"
+    }
+
+    fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let h = step.h;
+        let grad = conservative_gradient(step.potentials, step.x);
+        let target: Vec<Vec3> = (0..step.x.len())
+            .map(|i| step.x[i] + step.v[i] * h - grad[i] * (h * h / (4.0 * step.masses[i])))
+            .collect();
+        let (xn, report) = solve(&mut step, &target, 4.0 / (h * h), 1.0, 1.0)?;
+        for i in 0..xn.len() {
+            step.v[i] = (step.x[i] - xn[i]) * (2.0 / h) - step.v[i];
+        }
+        Ok(report)
+    }
+}
+
+/// The energy an A-search step aims for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EnergyTarget {
+    /// Keep the starting energy (minus what damping dissipates).
+    Conserve,
+    /// From `start` on, decay exponentially toward `ground` (J) with half-life `half_life` (s).
+    Decay {
+        /// s.
+        half_life: Real,
+        /// s.
+        start: Real,
+        /// J.
+        ground: Real,
+    },
+}
+
+/// A-1 (α fixed at 1) and A-search (α chosen per step), A-search §4 and Algorithm 1.
+#[derive(Debug)]
+pub struct AlphaMethod {
+    /// `None`: A-1. `Some`: A-search with this target.
+    pub search: Option<EnergyTarget>,
+    /// [α_min, α_max], default [0, 1.1].
+    pub alpha_range: (Real, Real),
+    /// The current energy target E_n, J (set on the first step from the state).
+    target: Option<Real>,
+    /// Time of the next step's end, s.
+    time: Real,
+}
+
+impl AlphaMethod {
+    ///
+    pub fn a1() -> Self {
+        AlphaMethod { search: None, alpha_range: (0.0, 1.1), target: None, time: 0.0 }
+    }
+
+    /// A-search with `target` and α clipped to `alpha_range`.
+    pub fn a_search(target: EnergyTarget, alpha_range: (Real, Real)) -> Self {
+        AlphaMethod { search: Some(target), alpha_range, target: None, time: 0.0 }
+    }
+}
+
+/// ∇P(x) of the conservative potentials (damping excluded), per vertex.
+fn conservative_gradient(potentials: &[Box<dyn Potential>], x: &[Vec3]) -> Vec<Vec3> {
+    let mut g = vec![Vec3::zeros(); x.len()];
+    assemble_gradient(potentials.iter().filter(|p| !p.is_dissipative()).map(|p| p.as_ref()), x, &mut g);
+    g
+}
+
+/// P(x) of the conservative potentials.
+fn conservative_energy(potentials: &[Box<dyn Potential>], x: &[Vec3]) -> Real {
+    crate::potential::assemble_energy(potentials.iter().map(|p| p.as_ref()), x)
+}
+
+impl Integrator for AlphaMethod {
+    fn name(&self) -> &'static str {
+        if self.search.is_some() {
+            "a-search"
+        } else {
+            "a1"
+        }
+    }
+
+    fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let h = step.h;
+        let n = step.x.len();
+        let free: Vec<usize> = (0..n).filter(|&i| step.free[i].is_some()).collect();
+        let kinetic = |v: &[Vec3], masses: &[Real]| free.iter().map(|&i| 0.5 * masses[i] * v[i].norm_squared()).sum::<Real>();
+        if self.target.is_none() {
+            self.target = Some(conservative_energy(step.potentials, step.x) + kinetic(step.v, step.masses));
+        }
+        let grad_n = conservative_gradient(step.potentials, step.x);
+        let target = inertial_target(&step);
+        let (xn, mut report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
+        let w: Vec<Vec3> = (0..n).map(|i| (step.x[i] - xn[i]) / h).collect();
+        let grad_next = conservative_gradient(step.potentials, step.x);
+        let dv: Vec<Vec3> = (0..n)
+            .map(|i| if step.free[i].is_some() { (grad_n[i] - grad_next[i]) * (h / step.masses[i]) } else { Vec3::zeros() })
+            .collect();
+        self.time += h;
+        let alpha = match self.search {
+            None => 1.0,
+            Some(goal) => {
+                // E_{n+1}: conservation minus damping losses, or the decay toward the ground level
+                let previous = self.target.unwrap_or(0.0);
+                let next = match goal {
+                    EnergyTarget::Conserve => previous - report.dissipated,
+                    EnergyTarget::Decay { half_life, start, ground } if self.time > start => {
+                        ground + (-h * std::f64::consts::LN_2 / half_life).exp() * (previous - ground - report.dissipated)
+                    }
+                    EnergyTarget::Decay { .. } => previous - report.dissipated,
+                };
+                self.target = Some(next);
+                // next = P(x) + ½‖w − αΔv‖²_M: a quadratic in α; take the root closest to 1
+                let p = conservative_energy(step.potentials, step.x);
+                let (mut a2, mut a1, mut a0) = (0.0, 0.0, p - next);
+                for &i in &free {
+                    let m = step.masses[i];
+                    a2 += 0.5 * m * dv[i].norm_squared();
+                    a1 -= m * w[i].dot(&dv[i]);
+                    a0 += 0.5 * m * w[i].norm_squared();
+                }
+                let alpha = if a2 <= Real::EPSILON * a0.abs().max(1e-300) {
+                    1.0
+                } else {
+                    let disc = a1 * a1 - 4.0 * a2 * a0;
+                    if disc < 0.0 {
+                        -a1 / (2.0 * a2) // no exact root: the α closest to the target
+                    } else {
+                        let r = disc.sqrt();
+                        let (r1, r2) = ((-a1 - r) / (2.0 * a2), (-a1 + r) / (2.0 * a2));
+                        if (r1 - 1.0).abs() <= (r2 - 1.0).abs() {
+                            r1
+                        } else {
+                            r2
+                        }
+                    }
+                };
+                alpha.clamp(self.alpha_range.0, self.alpha_range.1)
+            }
+        };
+        for i in 0..n {
+            step.v[i] = w[i] - dv[i] * alpha;
+        }
+        report.alpha = Some(alpha);
+        Ok(report)
+    }
+}
+
+impl Step<'_> {
+    /// The same step, borrowed again (to hand it to another integrator).
+    fn reborrow(&mut self) -> Step<'_> {
+        Step {
+            potentials: self.potentials,
+            masses: self.masses,
+            free: self.free,
+            x: self.x,
+            v: self.v,
+            prescribed: self.prescribed,
+            h: self.h,
+            newton: self.newton,
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Newton's method on an incremental potential: per-stencil PSD projection, sparse Cholesky,
+//! backtracking line search (A-search §5; Li et al. 2020's Newton without the barrier yet).
+
+use crate::math::{Real, Vec3};
+use crate::potential::{gather, Potential};
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra_sparse::factorization::CscCholesky;
+use nalgebra_sparse::{CooMatrix, CscMatrix};
+
+/// Tunables of the Newton solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewtonParameters {
+    /// Stop when the Newton step's largest component is at most `tolerance · h` (m); A-search
+    /// uses 0.01 (with h in seconds, a velocity scale of 1 cm/s).
+    pub tolerance: Real,
+    /// Give up after this many iterations (the step is then taken as is and reported).
+    pub max_iterations: usize,
+}
+
+impl Default for NewtonParameters {
+    fn default() -> Self {
+        NewtonParameters { tolerance: 0.01, max_iterations: 100 }
+    }
+}
+
+/// What one Newton solve did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NewtonReport {
+    /// Newton iterations (linear solves).
+    pub iterations: usize,
+    /// Whether the tolerance was met.
+    pub converged: bool,
+}
+
+/// Why a Newton solve failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewtonError {
+    /// The projected Hessian could not be factored (not positive definite).
+    Factorization(String),
+    /// The incremental potential is not finite at the start point.
+    NonFinite,
+}
+
+impl std::fmt::Display for NewtonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NewtonError::Factorization(e) => write!(f, "the Newton system could not be factored ({e})"),
+            NewtonError::NonFinite => write!(f, "the incremental potential is not finite (an inverted element?)"),
+        }
+    }
+}
+
+/// Φ(x) = (w/2)‖x − x̃‖²_M + s·V(a·x + (1 − a)·x_n) over the free vertices; every implicit
+/// integrator of the synchronous backend is a choice of (x̃, w, s, a) (see `integrators.rs`).
+pub struct IncrementalPotential<'a> {
+    /// The potentials V (dissipative ones included: their dissipation function is part of Φ).
+    pub potentials: &'a [Box<dyn Potential>],
+    /// Lumped masses per vertex, kg.
+    pub masses: &'a [Real],
+    /// For each vertex, its index among the free vertices, or `None` if held or scripted.
+    pub free: &'a [Option<usize>],
+    /// The inertial target x̃ (held vertices: their prescribed position).
+    pub target: &'a [Vec3],
+    /// x_n, the start of the step.
+    pub anchor: &'a [Vec3],
+    /// w, 1/s².
+    pub inertia_weight: Real,
+    /// s.
+    pub potential_weight: Real,
+    /// a: V is evaluated at a·x + (1 − a)·x_n.
+    pub blend: Real,
+}
+
+impl IncrementalPotential<'_> {
+    fn evaluation_point(&self, x: &[Vec3]) -> Vec<Vec3> {
+        x.iter().zip(self.anchor).map(|(x, xn)| x * self.blend + xn * (1.0 - self.blend)).collect()
+    }
+
+    /// Φ(x).
+    pub fn value(&self, x: &[Vec3]) -> Real {
+        let y = self.evaluation_point(x);
+        let mut local = Vec::new();
+        let potential: Real = self
+            .potentials
+            .iter()
+            .map(|p| {
+                gather(p.stencil(), &y, &mut local);
+                p.energy(&local)
+            })
+            .sum();
+        let inertia: Real = (0..x.len())
+            .filter(|&i| self.free[i].is_some())
+            .map(|i| self.masses[i] * (x[i] - self.target[i]).norm_squared())
+            .sum();
+        0.5 * self.inertia_weight * inertia + self.potential_weight * potential
+    }
+
+    /// ∇Φ over the free degrees of freedom (3 per free vertex).
+    fn gradient(&self, x: &[Vec3], dofs: usize) -> DVector<Real> {
+        let y = self.evaluation_point(x);
+        let mut g = DVector::zeros(dofs);
+        let (mut local, mut local_grad) = (Vec::new(), Vec::new());
+        let scale = self.potential_weight * self.blend;
+        for p in self.potentials {
+            gather(p.stencil(), &y, &mut local);
+            local_grad.clear();
+            local_grad.resize(local.len(), Vec3::zeros());
+            p.gradient(&local, &mut local_grad);
+            for (v, gl) in p.stencil().iter().zip(&local_grad) {
+                if let Some(k) = self.free[v.index()] {
+                    for a in 0..3 {
+                        g[3 * k + a] += scale * gl[a];
+                    }
+                }
+            }
+        }
+        for (i, f) in self.free.iter().enumerate() {
+            if let Some(k) = f {
+                let r = (x[i] - self.target[i]) * (self.inertia_weight * self.masses[i]);
+                for a in 0..3 {
+                    g[3 * k + a] += r[a];
+                }
+            }
+        }
+        g
+    }
+
+    /// ∇²Φ over the free degrees of freedom, each potential's Hessian projected to be positive
+    /// semidefinite (negative eigenvalues clamped to zero), so the system is positive definite.
+    fn hessian(&self, x: &[Vec3], dofs: usize) -> CscMatrix<Real> {
+        let y = self.evaluation_point(x);
+        let mut coo = CooMatrix::new(dofs, dofs);
+        let mut local = Vec::new();
+        let scale = self.potential_weight * self.blend * self.blend;
+        for p in self.potentials {
+            gather(p.stencil(), &y, &mut local);
+            let Some(h) = p.hessian(&local) else { continue };
+            let h = project_psd(h);
+            let s = p.stencil();
+            for (a, va) in s.iter().enumerate() {
+                let Some(ka) = self.free[va.index()] else { continue };
+                for (b, vb) in s.iter().enumerate() {
+                    let Some(kb) = self.free[vb.index()] else { continue };
+                    for i in 0..3 {
+                        for j in 0..3 {
+                            let value = h[(3 * a + i, 3 * b + j)];
+                            if value != 0.0 {
+                                coo.push(3 * ka + i, 3 * kb + j, scale * value);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (i, f) in self.free.iter().enumerate() {
+            if let Some(k) = f {
+                for a in 0..3 {
+                    coo.push(3 * k + a, 3 * k + a, self.inertia_weight * self.masses[i]);
+                }
+            }
+        }
+        CscMatrix::from(&coo)
+    }
+
+    /// Minimises Φ starting from `x` (held vertices already at their prescribed positions),
+    /// stopping when the step is below `tolerance · h`.
+    pub fn minimize(&self, x: &mut [Vec3], h: Real, params: &NewtonParameters) -> Result<NewtonReport, NewtonError> {
+        let dofs = 3 * self.free.iter().flatten().count();
+        let mut report = NewtonReport::default();
+        let mut value = self.value(x);
+        if !value.is_finite() {
+            return Err(NewtonError::NonFinite);
+        }
+        if dofs == 0 {
+            report.converged = true;
+            return Ok(report);
+        }
+        while report.iterations < params.max_iterations {
+            let g = self.gradient(x, dofs);
+            let hessian = self.hessian(x, dofs);
+            let chol = CscCholesky::factor(&hessian).map_err(|e| NewtonError::Factorization(format!("{e:?}")))?;
+            let d = chol.solve(&(-&g)).column(0).into_owned();
+            report.iterations += 1;
+            if d.amax() <= params.tolerance * h {
+                apply(x, self.free, &d, 1.0);
+                report.converged = true;
+                return Ok(report);
+            }
+            // backtracking (Armijo) line search; the step is a descent direction (SPD system)
+            let slope = g.dot(&d);
+            let mut step = 1.0;
+            let start = x.to_vec();
+            loop {
+                apply(x, self.free, &d, step);
+                let trial = self.value(x);
+                if trial.is_finite() && trial <= value + 1e-4 * step * slope {
+                    value = trial;
+                    break;
+                }
+                x.copy_from_slice(&start);
+                step *= 0.5;
+                if step < 1e-12 {
+                    // no decrease possible at round-off: we are at the minimum
+                    report.converged = true;
+                    return Ok(report);
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+fn apply(x: &mut [Vec3], free: &[Option<usize>], d: &DVector<Real>, step: Real) {
+    for (xi, f) in x.iter_mut().zip(free) {
+        if let Some(k) = f {
+            *xi += Vec3::new(d[3 * k], d[3 * k + 1], d[3 * k + 2]) * step;
+        }
+    }
+}
+
+/// The nearest positive-semidefinite matrix to a symmetric `h` (negative eigenvalues set to 0).
+pub fn project_psd(h: DMatrix<Real>) -> DMatrix<Real> {
+    let sym = (&h + h.transpose()) * 0.5;
+    let eigen = SymmetricEigen::new(sym.clone());
+    if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
+        return sym;
+    }
+    let clamped = eigen.eigenvalues.map(|l| l.max(0.0));
+    &eigen.eigenvectors * DMatrix::from_diagonal(&clamped) * eigen.eigenvectors.transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::VertexId;
+    use crate::potential::Spring;
+
+    #[test]
+    fn psd_projection_clamps_negative_eigenvalues() {
+        let h = DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 2.0, 1.0]); // eigenvalues 3, −1
+        let p = project_psd(h);
+        let e = SymmetricEigen::new(p).eigenvalues;
+        assert!(e.iter().all(|&l| l >= -1e-12));
+        assert!(e.iter().any(|&l| (l - 3.0).abs() < 1e-12));
+    }
+
+    #[test]
+    fn newton_finds_the_static_equilibrium_of_a_hanging_spring() {
+        // vertex 0 held at the origin, vertex 1 (1 kg) on a spring k = 100 N/m, L = 1 m, with a
+        // weight: minimise ½ k (l − L)² + m g z with no inertia (w → tiny)
+        let potentials: Vec<Box<dyn Potential>> = vec![
+            Box::new(Spring::new(VertexId(0), VertexId(1), 100.0, 0.0, 1.0)),
+            Box::new(crate::potential::Gravity::new([VertexId(1)], vec![1.0], Vec3::new(0.0, 0.0, -9.8))),
+        ];
+        let masses = [1.0, 1.0];
+        let free = [None, Some(0)];
+        let target = [Vec3::zeros(), Vec3::new(0.0, 0.0, -1.0)];
+        let phi = IncrementalPotential {
+            potentials: &potentials,
+            masses: &masses,
+            free: &free,
+            target: &target,
+            anchor: &target,
+            inertia_weight: 1e-9,
+            potential_weight: 1.0,
+            blend: 1.0,
+        };
+        let mut x = target;
+        let report = phi.minimize(&mut x, 1.0, &NewtonParameters { tolerance: 1e-12, max_iterations: 50 }).unwrap();
+        assert!(report.converged);
+        assert!((x[1].z + 1.098).abs() < 1e-6, "stretched by m g / k: {}", x[1].z);
+    }
+}

@@ -1,0 +1,157 @@
+//! The synchronous backend against the A-search paper's model problems: one particle against a
+//! one-sided quadratic wall (Appendix E) and the rotating cube (§5.1), and its conservation laws.
+
+use avicontact::avi::{ForceSpec, PeriodChoice};
+use avicontact::ids::VertexId;
+use avicontact::math::{Real, Vec3};
+use avicontact::model::{Body, BodyKind, Model};
+use avicontact::observe::{Frame, Observer, ObserverError};
+use avicontact::potential::Wall;
+use avicontact::scene;
+use avicontact::sync::{EnergyTarget, IntegratorKind, NewtonParameters, SyncParameters};
+use avicontact::{Simulation, SimulationParameters};
+use std::path::Path;
+
+/// Speed with which a unit-mass particle leaves a wall of stiffness k it hits at 1 m/s.
+fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
+    let h = 0.01;
+    let k = hbar / (h * h); // ħ = h² k / m, m = 1
+    let mut model = Model::new();
+    let body = model.add_body(
+        Body::new("particle", BodyKind::Particles { radius: 0.0 }),
+        &[Vec3::new(start, 0.0, 0.0)],
+        &[Vec3::new(-1.0, 0.0, 0.0)],
+        &[1.0],
+    );
+    let wall = Wall::new(model.vertex(body, 0), Vec3::x(), 0.0, k);
+    let forces = vec![ForceSpec { potential: Box::new(wall), period: PeriodChoice::Stable }];
+    let parameters = SimulationParameters { duration: 2.0 * start + 0.5, frame_rate: 10.0, gravity: Vec3::zeros(), safety_factor: 0.5 };
+    let sync = SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100 } };
+    let mut sim = Simulation::new_sync(model, forces, parameters, sync).unwrap();
+    sim.run(&mut ()).unwrap();
+    let v = sim.model().vertices.velocity(VertexId(0));
+    assert!(v.x > 0.0 && sim.model().vertices.position(VertexId(0)).x > 0.0, "{integrator:?} ħ = {hbar}: the particle left");
+    v.norm()
+}
+
+/// Mean outgoing speed over several phases of the collision relative to the step grid.
+fn mean_bounce(integrator: IntegratorKind, hbar: Real) -> Real {
+    let phases = 7;
+    (0..phases).map(|j| bounce(integrator, hbar, 0.2 + 0.01 * j as Real / phases as Real)).sum::<Real>() / phases as Real
+}
+
+#[test]
+fn appendix_e_a1_keeps_the_speed_implicit_euler_loses_it_trapezoid_gains_it() {
+    for hbar in [100.0, 10_000.0] {
+        let a1 = mean_bounce(IntegratorKind::A1, hbar);
+        let ie = mean_bounce(IntegratorKind::ImplicitEuler, hbar);
+        let tr = mean_bounce(IntegratorKind::Trapezoid, hbar);
+        println!("ħ = {hbar}: A-1 {a1:.4}, implicit Euler {ie:.4}, trapezoid {tr:.4} (incoming 1)");
+        assert!((a1 - 1.0).abs() < 0.05, "ħ = {hbar}: A-1 leaves at {a1}, not the incoming speed");
+        assert!(ie < 0.5, "ħ = {hbar}: implicit Euler keeps {ie}");
+        assert!(tr > 1.05, "ħ = {hbar}: trapezoid leaves at {tr}");
+    }
+}
+
+#[derive(Default)]
+struct Record(Vec<(Real, Real, Vec3, Vec3)>);
+
+impl Observer for Record {
+    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
+        self.0.push((f.time.seconds(), f.stats.total(), f.stats.momentum, f.stats.angular_momentum));
+        Ok(())
+    }
+}
+
+fn sync_run(text: &str, integrator: IntegratorKind, h: Real, tolerance: Real, prepare: impl FnOnce(&mut Model)) -> Record {
+    let mut s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap();
+    prepare(&mut s.model);
+    let sync = SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance, max_iterations: 200 } };
+    let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+    let mut r = Record::default();
+    let start = std::time::Instant::now();
+    sim.run(&mut r).unwrap();
+    let e = sim.sync().unwrap();
+    println!("{integrator:?}: {} steps, {} Newton iterations, {:.2} s", sim.counters().events, e.newton_iterations(), start.elapsed().as_secs_f64());
+    r
+}
+
+#[test]
+fn every_integrator_keeps_linear_momentum_and_a_search_keeps_energy() {
+    let text = include_str!("../scenes/spinning-shell.toml").replace("duration = 2.0", "duration = 0.5");
+    let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
+    for integrator in [
+        IntegratorKind::ImplicitEuler,
+        IntegratorKind::Bdf2,
+        IntegratorKind::ImplicitMidpoint,
+        IntegratorKind::Trapezoid,
+        IntegratorKind::A1,
+        search,
+    ] {
+        let r = sync_run(&text, integrator, 0.01, 1e-9, |_| {});
+        let (_, e0, p0, _) = r.0[0];
+        for (t, e, p, _) in &r.0 {
+            assert!((p - p0).norm() <= 1e-9 * p0.norm(), "{integrator:?}: momentum {p} vs {p0} at {t}");
+            if integrator == search {
+                assert!(((e - e0) / e0).abs() < 1e-9, "A-search energy {e} vs {e0} at {t}");
+            }
+        }
+    }
+    // implicit Euler visibly dissipates
+    let ie = sync_run(&text, IntegratorKind::ImplicitEuler, 0.01, 1e-9, |_| {});
+    assert!(ie.0.last().unwrap().1 < 0.95 * ie.0[0].1);
+}
+
+/// A-search §5.1 with Appendix A's parameters: a 10 cm corotated cube (1000 kg/m³, ν = 0.3) spun
+/// at 15 rad/s about a held edge, under gravity, for 10 s at h = 1/30.
+fn rotating_cube(youngs_modulus: Real, integrator: IntegratorKind) -> (Record, Real) {
+    let text = format!(
+        r#"
+[simulation]
+duration = 10.0
+frame_rate = 10.0
+gravity = [0.0, 0.0, -9.8]
+[[body]]
+name = "cube"
+kind = "solid"
+mesh = {{ generator = "box", size = [0.1, 0.1, 0.1], resolution = 2 }}
+material = "corotated"
+youngs_modulus = {youngs_modulus}
+poisson_ratio = 0.3
+density = 1000.0
+fixed = [0, 1, 2]
+"#
+    );
+    // vertices 0, 1, 2 are the edge y = z = −5 cm; spin about it (the x axis through it)
+    let pivot = Vec3::new(0.0, -0.05, -0.05);
+    let omega = Vec3::new(15.0, 0.0, 0.0);
+    let r = sync_run(&text, integrator, 1.0 / 30.0, 0.01, |model| {
+        for i in 3..model.vertices.len() as u32 {
+            let x = model.vertices.position(VertexId(i));
+            model.vertices.set_velocity(VertexId(i), omega.cross(&(x - pivot)));
+        }
+    });
+    // the rest state: hanging below the pivot, centre of mass 5√2 cm below it
+    let mass = 1000.0 * 0.001;
+    let rest = mass * 9.8 * (pivot.z - 0.05 * 2f64.sqrt());
+    (r, rest)
+}
+
+#[test]
+fn rotating_cube_a_search_keeps_its_energy_implicit_euler_and_bdf2_lose_most() {
+    let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
+    for youngs_modulus in [5e4, 1e6] {
+        let (a, rest) = rotating_cube(youngs_modulus, search);
+        let motion = a.0[0].1 - rest;
+        println!("A-search energies: {:?}", a.0.iter().take(6).map(|r| r.1).collect::<Vec<_>>());
+        for (t, e, _, l) in &a.0 {
+            assert!((e - a.0[0].1).abs() < 0.05 * motion, "E = {youngs_modulus}: A-search energy {e} at {t} (L = {l})");
+        }
+        for integrator in [IntegratorKind::ImplicitEuler, IntegratorKind::Bdf2] {
+            let (r, _) = rotating_cube(youngs_modulus, integrator);
+            let (_, e_end, _, l_end) = *r.0.last().unwrap();
+            println!("E = {youngs_modulus}: {integrator:?} keeps {:.3} of the motion's energy, L = {l_end}", (e_end - rest) / motion);
+            assert!(e_end - rest < 0.5 * motion, "E = {youngs_modulus}: {integrator:?} kept {} of {motion}", e_end - rest);
+        }
+    }
+}
