@@ -16,7 +16,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |
-//! | L1 | [`geometry`] | pure geometry: exact intersection predicates for the checker |
+//! | L1 | [`geometry`] | pure geometry: distances, closest points and gradients of the contact primitives; exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
 //! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories (contact step 1: not yet wired into the engine) |
 //! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |

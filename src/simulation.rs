@@ -56,7 +56,11 @@ pub struct Simulation {
 impl Simulation {
     /// Puts `forces` on clocks (see [`PeriodChoice`](crate::avi::PeriodChoice)) and schedules the
     /// first frame at t = 0: the AVI backend.
-    pub fn new(model: Model, forces: Vec<ForceSpec>, parameters: SimulationParameters) -> Result<Self, SimulationError> {
+    pub fn new(
+        model: Model,
+        forces: Vec<ForceSpec>,
+        parameters: SimulationParameters,
+    ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
         let engine = AviEngine::new(&model, forces, parameters.safety_factor, parameters.frame_rate)?;
         Ok(Simulation { model, engine: Engine::Avi(engine), parameters })
@@ -142,7 +146,10 @@ impl Simulation {
     }
 
     /// Processes exactly one event (sync: one step or one frame), whatever its time.
-    pub fn step_event<O: Observer + ?Sized>(&mut self, observer: &mut O) -> Result<Option<EventRecord>, SimulationError> {
+    pub fn step_event<O: Observer + ?Sized>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<Option<EventRecord>, SimulationError> {
         match &mut self.engine {
             Engine::Avi(e) => e.step(&mut self.model, observer),
             Engine::Sync(e) => e.step(&mut self.model, observer),

@@ -156,7 +156,9 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
     let alpha_range = match s.alpha_range {
         None => (0.0, 1.1),
         Some([lo, hi]) if lo.is_finite() && hi.is_finite() && lo <= 1.0 && 1.0 <= hi => (lo, hi),
-        Some(r) => return Err(ctx.err("sync.alpha_range", format!("must be finite [α_min, α_max] around 1, got {r:?}"))),
+        Some(r) => {
+            return Err(ctx.err("sync.alpha_range", format!("must be finite [α_min, α_max] around 1, got {r:?}")))
+        }
     };
     let target = match &s.energy_target {
         None => EnergyTarget::Conserve,
@@ -196,10 +198,8 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
             ))
         }
         Some(name) => {
-            return Err(ctx.err(
-                "sync.integrator",
-                format!("unknown integrator \"{name}\"; use one of {}", AVAILABLE.join(", ")),
-            ))
+            return Err(ctx
+                .err("sync.integrator", format!("unknown integrator \"{name}\"; use one of {}", AVAILABLE.join(", "))))
         }
     };
     Ok(p)

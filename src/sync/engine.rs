@@ -1,7 +1,9 @@
 //! The synchronous time loop: fixed steps t_n = n·h; frames report the state at the end of the
 //! step that reaches their time.
 
-use super::integrators::{AlphaMethod, Bdf2, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step, Trapezoid};
+use super::integrators::{
+    AlphaMethod, Bdf2, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step, Trapezoid,
+};
 use super::newton::NewtonParameters;
 use crate::avi::ForceSpec;
 use crate::error::SimulationError;
@@ -94,13 +96,24 @@ pub struct SyncEngine {
 impl SyncEngine {
     /// Takes the potentials of `forces` (their AVI clock choices are ignored: every potential is
     /// evaluated at every step) and the model's initial state.
-    pub fn new(model: &Model, forces: Vec<ForceSpec>, parameters: SyncParameters, frame_rate: Real) -> Result<Self, SimulationError> {
+    pub fn new(
+        model: &Model,
+        forces: Vec<ForceSpec>,
+        parameters: SyncParameters,
+        frame_rate: Real,
+    ) -> Result<Self, SimulationError> {
         let h = parameters.timestep;
         if !(h.is_finite() && h > 0.0) {
-            return Err(SimulationError::BadParameter { name: "sync.timestep", message: format!("must be a finite number of seconds > 0, got {h}") });
+            return Err(SimulationError::BadParameter {
+                name: "sync.timestep",
+                message: format!("must be a finite number of seconds > 0, got {h}"),
+            });
         }
         if !(frame_rate.is_finite() && frame_rate > 0.0) {
-            return Err(SimulationError::BadParameter { name: "frame_rate", message: format!("must be a finite number > 0, got {frame_rate}") });
+            return Err(SimulationError::BadParameter {
+                name: "frame_rate",
+                message: format!("must be a finite number > 0, got {frame_rate}"),
+            });
         }
         let n = model.vertices.len();
         let mut potentials: Vec<Box<dyn Potential>> = forces.into_iter().map(|f| f.potential).collect();
@@ -200,7 +213,11 @@ impl SyncEngine {
     /// step. A frame reports the state at the end of the step that reached its time (the state
     /// of an implicit integrator is only defined at step ends), so with `1/frame_rate` a
     /// multiple of h frames fall exactly on their times.
-    pub fn step<O: Observer + ?Sized>(&mut self, model: &mut Model, observer: &mut O) -> Result<Option<EventRecord>, SimulationError> {
+    pub fn step<O: Observer + ?Sized>(
+        &mut self,
+        model: &mut Model,
+        observer: &mut O,
+    ) -> Result<Option<EventRecord>, SimulationError> {
         let h = self.parameters.timestep;
         let t_state = self.steps as Real * h;
         let record = if self.next_frame_time() <= t_state + 1e-9 * h {
@@ -215,8 +232,11 @@ impl SyncEngine {
     fn advance(&mut self, model: &mut Model) -> Result<EventRecord, SimulationError> {
         let h = self.parameters.timestep;
         let t_next = (self.steps + 1) as Real * h;
-        let prescribed: Vec<Vec3> =
-            (0..self.x.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t_next.max(model.vertices.t_last(VertexId(i as u32))))).collect();
+        let prescribed: Vec<Vec3> = (0..self.x.len())
+            .map(|i| {
+                model.vertices.position_at(VertexId(i as u32), t_next.max(model.vertices.t_last(VertexId(i as u32))))
+            })
+            .collect();
         let report = self
             .integrator
             .step(Step {
@@ -229,7 +249,10 @@ impl SyncEngine {
                 h,
                 newton: self.parameters.newton,
             })
-            .map_err(|e| SimulationError::BadParameter { name: "sync", message: format!("step {} failed: {e}", self.steps + 1) })?;
+            .map_err(|e| SimulationError::BadParameter {
+                name: "sync",
+                message: format!("step {} failed: {e}", self.steps + 1),
+            })?;
         self.steps += 1;
         self.dissipated += report.dissipated;
         self.newton_iterations += report.newton_iterations as u64;
@@ -248,11 +271,16 @@ impl SyncEngine {
         })
     }
 
-    fn take_frame<O: Observer + ?Sized>(&mut self, model: &Model, observer: &mut O) -> Result<EventRecord, SimulationError> {
+    fn take_frame<O: Observer + ?Sized>(
+        &mut self,
+        model: &Model,
+        observer: &mut O,
+    ) -> Result<EventRecord, SimulationError> {
         let t = self.steps as Real * self.parameters.timestep;
         self.snapshot.clone_from(&self.x);
         self.counters.count(self.frame_slot);
-        let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        let stats =
+            FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t });
         }
@@ -261,6 +289,13 @@ impl SyncEngine {
         let result = observer.on_frame(&frame);
         self.frames += 1;
         result.map_err(SimulationError::Observer)?;
-        Ok(EventRecord { time, kind: EventKind::Frame, force: None, label: "frame", tick: self.frames - 1, period: 1.0 / self.frame_rate })
+        Ok(EventRecord {
+            time,
+            kind: EventKind::Frame,
+            force: None,
+            label: "frame",
+            tick: self.frames - 1,
+            period: 1.0 / self.frame_rate,
+        })
     }
 }

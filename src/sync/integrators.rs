@@ -63,7 +63,13 @@ pub trait Integrator: std::fmt::Debug + Send {
 
 /// Solves Φ for (x̃, w, s, a) from x_n, writes x_{n+1} into `step.x`, updates damping references
 /// and returns x_n with the report.
-fn solve(step: &mut Step<'_>, target: &[Vec3], w: Real, s: Real, a: Real) -> Result<(Vec<Vec3>, StepReport), NewtonError> {
+fn solve(
+    step: &mut Step<'_>,
+    target: &[Vec3],
+    w: Real,
+    s: Real,
+    a: Real,
+) -> Result<(Vec<Vec3>, StepReport), NewtonError> {
     let anchor = step.x.to_vec();
     // start from the inertial target (held vertices at their prescribed positions)
     let mut x: Vec<Vec3> =
@@ -91,11 +97,22 @@ fn solve(step: &mut Step<'_>, target: &[Vec3], w: Real, s: Real, a: Real) -> Res
         p.end_tick(&local);
     }
     step.x.copy_from_slice(&x);
-    Ok((anchor, StepReport { newton_iterations: report.iterations, converged: report.converged, dissipated, alpha: None }))
+    Ok((
+        anchor,
+        StepReport { newton_iterations: report.iterations, converged: report.converged, dissipated, alpha: None },
+    ))
 }
 
 fn inertial_target(step: &Step<'_>) -> Vec<Vec3> {
     step.x.iter().zip(step.v.iter()).map(|(x, v)| x + v * step.h).collect()
+}
+
+/// v_{n+1} = 2(x_{n+1} − x_n)/h − v_n: the velocity of the symmetric (midpoint, trapezoid) rules.
+fn symmetric_velocity(step: &mut Step<'_>, xn: &[Vec3]) {
+    let h = step.h;
+    for ((v, x), xn) in step.v.iter_mut().zip(step.x.iter()).zip(xn) {
+        *v = (x - xn) * (2.0 / h) - *v;
+    }
 }
 
 /// Backward (implicit) Euler: first order, dissipative.
@@ -111,8 +128,8 @@ impl Integrator for ImplicitEuler {
         let target = inertial_target(&step);
         let h = step.h;
         let (xn, report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
-        for i in 0..xn.len() {
-            step.v[i] = (step.x[i] - xn[i]) / h;
+        for ((v, x), xn) in step.v.iter_mut().zip(step.x.iter()).zip(&xn) {
+            *v = (x - xn) / h;
         }
         Ok(report)
     }
@@ -163,9 +180,7 @@ impl Integrator for ImplicitMidpoint {
         let target = inertial_target(&step);
         let h = step.h;
         let (xn, report) = solve(&mut step, &target, 2.0 / (h * h), 2.0, 0.5)?;
-        for i in 0..xn.len() {
-            step.v[i] = (step.x[i] - xn[i]) * (2.0 / h) - step.v[i];
-        }
+        symmetric_velocity(&mut step, &xn);
         Ok(report)
     }
 }
@@ -182,13 +197,10 @@ impl Integrator for Trapezoid {
     fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
         let h = step.h;
         let grad = conservative_gradient(step.potentials, step.x);
-        let target: Vec<Vec3> = (0..step.x.len())
-            .map(|i| step.x[i] + step.v[i] * h - grad[i] * (h * h / (4.0 * step.masses[i])))
-            .collect();
+        let target: Vec<Vec3> =
+            (0..step.x.len()).map(|i| step.x[i] + step.v[i] * h - grad[i] * (h * h / (4.0 * step.masses[i]))).collect();
         let (xn, report) = solve(&mut step, &target, 4.0 / (h * h), 1.0, 1.0)?;
-        for i in 0..xn.len() {
-            step.v[i] = (step.x[i] - xn[i]) * (2.0 / h) - step.v[i];
-        }
+        symmetric_velocity(&mut step, &xn);
         Ok(report)
     }
 }
@@ -259,7 +271,8 @@ impl Integrator for AlphaMethod {
         let h = step.h;
         let n = step.x.len();
         let free: Vec<usize> = (0..n).filter(|&i| step.free[i].is_some()).collect();
-        let kinetic = |v: &[Vec3], masses: &[Real]| free.iter().map(|&i| 0.5 * masses[i] * v[i].norm_squared()).sum::<Real>();
+        let kinetic =
+            |v: &[Vec3], masses: &[Real]| free.iter().map(|&i| 0.5 * masses[i] * v[i].norm_squared()).sum::<Real>();
         if self.target.is_none() {
             self.target = Some(conservative_energy(step.potentials, step.x) + kinetic(step.v, step.masses));
         }
@@ -268,9 +281,16 @@ impl Integrator for AlphaMethod {
         let (xn, mut report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
         let w: Vec<Vec3> = (0..n).map(|i| (step.x[i] - xn[i]) / h).collect();
         let grad_next = conservative_gradient(step.potentials, step.x);
-        let dv: Vec<Vec3> = (0..n)
-            .map(|i| if step.free[i].is_some() { (grad_n[i] - grad_next[i]) * (h / step.masses[i]) } else { Vec3::zeros() })
-            .collect();
+        let dv: Vec<Vec3> =
+            (0..n)
+                .map(|i| {
+                    if step.free[i].is_some() {
+                        (grad_n[i] - grad_next[i]) * (h / step.masses[i])
+                    } else {
+                        Vec3::zeros()
+                    }
+                })
+                .collect();
         self.time += h;
         let alpha = match self.search {
             None => 1.0,
@@ -280,7 +300,8 @@ impl Integrator for AlphaMethod {
                 let next = match goal {
                     EnergyTarget::Conserve => previous - report.dissipated,
                     EnergyTarget::Decay { half_life, start, ground } if self.time > start => {
-                        ground + (-h * std::f64::consts::LN_2 / half_life).exp() * (previous - ground - report.dissipated)
+                        ground
+                            + (-h * std::f64::consts::LN_2 / half_life).exp() * (previous - ground - report.dissipated)
                     }
                     EnergyTarget::Decay { .. } => previous - report.dissipated,
                 };
