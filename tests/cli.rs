@@ -281,9 +281,21 @@ fn keys_that_do_not_apply_to_the_kind_are_refused() {
 }
 
 #[test]
-fn sync_section_is_checked_and_the_sync_backend_is_refused_clearly() {
+fn sync_section_is_checked_and_the_sync_backend_runs_the_same_scene() {
     refuses(&format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"), &[], "sync.integrator");
-    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 100.0\nbackend = \"sync\""), &[], "backend = \"sync\"");
+    refuses(&format!("{GOOD}\n[sync]\nintegrator = \"blend\"\n"), &[], "not available yet");
+    refuses(&format!("{GOOD}\n[sync]\ntimestep = -0.01\n"), &[], "sync.timestep");
+    let scene = format!("{GOOD}\n[sync]\nintegrator = \"bdf2\"\ntimestep = 0.01\n");
+    let (dir, path) = scene_dir(&scene, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "sync", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["backend"], "sync");
+    assert_eq!(summary["integrator"], "bdf2");
+    assert_eq!(summary["events_by_kind"]["step"], 5);
+    assert!(summary["newton_iterations"].as_u64().unwrap() >= 5);
+    assert_eq!(fs::read_to_string(out.join("stats.csv")).unwrap().lines().count(), 1 + 6, "frames at 0, 0.01, …, 0.05 s");
 }
 
 #[test]
