@@ -38,7 +38,9 @@ fn per_step(c: &mut Criterion) {
     group.throughput(Throughput::Elements(STEPS));
     group.sample_size(10);
     let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
-    for (name, integrator) in [("implicit-euler", IntegratorKind::ImplicitEuler), ("a-search", search), ("bdf2", IntegratorKind::Bdf2)] {
+    for (name, integrator) in
+        [("implicit-euler", IntegratorKind::ImplicitEuler), ("a-search", search), ("bdf2", IntegratorKind::Bdf2)]
+    {
         group.bench_with_input(BenchmarkId::from_parameter(name), &integrator, |b, &integrator| {
             b.iter_batched(
                 || cube(integrator),

@@ -3,8 +3,13 @@
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
 //! (nothing is written).
 
-use avicontact::output::{check_run, plot_run, write_summary, FrameWriter, Progress, RunStatus, Summary};
+use avicontact::observe::{Frame, Observer, ObserverError};
+use avicontact::output::{
+    check_run, plot_comparison, plot_run, write_comparison, write_summary, ComparisonRow, FrameWriter, Progress,
+    RunStatus, Summary,
+};
 use avicontact::scene::{self, Backend, Scene};
+use avicontact::sync::{EnergyTarget, IntegratorKind};
 use avicontact::Simulation;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -47,6 +52,26 @@ enum Command {
         /// A run's output directory.
         dir: PathBuf,
     },
+    /// Run one scene on several backends and integrators and compare energy and momentum side by
+    /// side: DIR/<run>/ holds each run's outputs, DIR/energy.{png,svg}, DIR/momentum.{png,svg} and
+    /// DIR/comparison.csv compare them.
+    Compare {
+        /// Scene file or built-in name.
+        scene: String,
+        /// Comma-separated runs: `avi` and `sync:<integrator>` with integrator implicit-euler,
+        /// bdf2, implicit-midpoint, trapezoid, a1 or a-search.
+        #[arg(long, value_delimiter = ',', default_value = "avi,sync:a-search,sync:bdf2,sync:implicit-euler")]
+        runs: Vec<String>,
+        /// Output directory (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Simulated seconds, overriding the scene's duration.
+        #[arg(long)]
+        duration: Option<f64>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Check every written frame for intersecting triangles and overlapping particles with exact
     /// predicates that share no code with the simulator. Exit 1 and name them if any.
     Check {
@@ -65,6 +90,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scene, out, duration, backend, quiet } => run(&scene, &out, duration, backend, quiet),
         Command::Info { scene } => info(&scene),
+        Command::Compare { scene, runs, out, duration, quiet } => compare(&scene, &runs, &out, duration, quiet),
         Command::Check { dir } => match check_run(&dir) {
             Ok(report) if report.findings.is_empty() => {
                 println!("{}: {} frames checked, no intersection", dir.display(), report.frames);
@@ -239,4 +265,145 @@ fn info(scene: &str) -> ExitCode {
     }
     println!("force events per simulated second: {events_per_second:.3e}");
     ExitCode::SUCCESS
+}
+
+/// A run of `compare`: `avi` or a synchronous integrator.
+#[derive(Clone, Copy)]
+enum RunSpec {
+    Avi,
+    Sync(IntegratorKind),
+}
+
+fn parse_run(spec: &str, scene: &Scene) -> Result<RunSpec, String> {
+    let integrator = match spec.strip_prefix("sync:") {
+        None if spec == "avi" => return Ok(RunSpec::Avi),
+        None => return Err(format!("--runs: unknown run `{spec}`; use `avi` or `sync:<integrator>`")),
+        Some(name) => name,
+    };
+    let kind = match integrator {
+        "implicit-euler" => IntegratorKind::ImplicitEuler,
+        "bdf2" => IntegratorKind::Bdf2,
+        "implicit-midpoint" => IntegratorKind::ImplicitMidpoint,
+        "trapezoid" => IntegratorKind::Trapezoid,
+        "a1" => IntegratorKind::A1,
+        // the scene's own energy target and α range when it asks for A-search
+        "a-search" => match scene.sync.integrator {
+            k @ IntegratorKind::ASearch { .. } => k,
+            _ => IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) },
+        },
+        other => {
+            return Err(format!(
+                "--runs: unknown integrator `{other}` in `{spec}`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, a1 or a-search"
+            ))
+        }
+    };
+    Ok(RunSpec::Sync(kind))
+}
+
+/// Total energy at every frame.
+#[derive(Default)]
+struct Energies(Vec<f64>);
+
+impl Observer for Energies {
+    fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
+        self.0.push(frame.stats.total());
+        Ok(())
+    }
+}
+
+fn compare(scene: &str, runs: &[String], out: &std::path::Path, duration: Option<f64>, quiet: bool) -> ExitCode {
+    // everything is checked before anything runs or is written
+    let first = match load(scene) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    if let Some(d) = duration {
+        if !(d.is_finite() && d > 0.0) {
+            return bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}"));
+        }
+    }
+    let specs: Vec<(String, RunSpec)> =
+        match runs.iter().map(|r| parse_run(r.trim(), &first).map(|s| (r.trim().to_string(), s))).collect() {
+            Ok(specs) => specs,
+            Err(e) => return bad_input(e),
+        };
+    if specs.is_empty() {
+        return bad_input("--runs: give at least one run");
+    }
+    let mut rows = Vec::new();
+    let mut dirs = Vec::new();
+    for (label, spec) in &specs {
+        let mut s = match scene::load(scene) {
+            Ok(s) => s,
+            Err(e) => return bad_input(e),
+        };
+        if let Some(d) = duration {
+            s.parameters.duration = d;
+        }
+        let total_duration = s.parameters.duration;
+        let built = match *spec {
+            RunSpec::Avi => Simulation::new(s.model, s.forces, s.parameters),
+            RunSpec::Sync(kind) => {
+                let mut sync = s.sync;
+                sync.integrator = kind;
+                Simulation::new_sync(s.model, s.forces, s.parameters, sync)
+            }
+        };
+        let mut sim = match built {
+            Ok(sim) => sim,
+            Err(e) => return bad_input(format!("{scene}: {e}")),
+        };
+        let dir = out.join(label.replace(':', "-"));
+        let mut writer = match FrameWriter::create(&dir, sim.model()) {
+            Ok(w) => w,
+            Err(e) => return bad_input(format!("--out: {e}")),
+        };
+        let mut energies = Energies::default();
+        let mut progress = Progress::new(total_duration, quiet);
+        let result = sim.run(&mut (&mut writer, (&mut energies, &mut progress)));
+        progress.finish();
+        if let Err(e) = result {
+            eprintln!("error: run `{label}` stopped at t = {} s: {e}", sim.now().seconds());
+            return ExitCode::from(1);
+        }
+        let e0 = energies.0.first().copied().unwrap_or(0.0);
+        let scale = e0.abs().max(f64::MIN_POSITIVE);
+        let relative: Vec<f64> = energies.0.iter().map(|e| (e - e0) / scale).collect();
+        let counters = sim.counters();
+        rows.push(ComparisonRow {
+            run: label.clone(),
+            initial_energy: e0,
+            final_relative: relative.last().copied().unwrap_or(0.0),
+            min_relative: relative.iter().copied().fold(f64::INFINITY, f64::min),
+            max_relative: relative.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            wall_seconds: counters.wall_seconds,
+            steps: counters.events_by_kind().into_iter().filter(|(k, _)| *k != "frame").map(|(_, n)| n).sum(),
+            newton_iterations: sim.sync().map(|e| e.newton_iterations()),
+        });
+        if !quiet {
+            eprintln!(
+                "{label}: {} frames in {:.2} s -> {}",
+                writer.frames_written(),
+                counters.wall_seconds,
+                dir.display()
+            );
+        }
+        dirs.push((label.clone(), dir));
+    }
+    if let Err(e) = write_comparison(out, &rows) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
+    match plot_comparison(out, &dirs) {
+        Ok(files) => {
+            for f in files.iter().chain([&out.join("comparison.csv")]) {
+                println!("{}", f.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -288,14 +288,20 @@ fn sync_section_is_checked_and_the_sync_backend_runs_the_same_scene() {
     let scene = format!("{GOOD}\n[sync]\nintegrator = \"bdf2\"\ntimestep = 0.01\n");
     let (dir, path) = scene_dir(&scene, &[]);
     let out = dir.path().join("out");
-    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "sync", "--quiet"]);
+    let o =
+        avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "sync", "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let summary: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["backend"], "sync");
     assert_eq!(summary["integrator"], "bdf2");
     assert_eq!(summary["events_by_kind"]["step"], 5);
     assert!(summary["newton_iterations"].as_u64().unwrap() >= 5);
-    assert_eq!(fs::read_to_string(out.join("stats.csv")).unwrap().lines().count(), 1 + 6, "frames at 0, 0.01, …, 0.05 s");
+    assert_eq!(
+        fs::read_to_string(out.join("stats.csv")).unwrap().lines().count(),
+        1 + 6,
+        "frames at 0, 0.01, …, 0.05 s"
+    );
 }
 
 #[test]
@@ -434,4 +440,34 @@ fn the_design_contract_scene_loads_unchanged_and_runs() {
     let summary: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert!(summary["events_by_kind"]["tetrahedron"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn compare_runs_each_backend_and_writes_plots_and_a_table() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("cmp");
+    let bad =
+        avicontact(&["compare", path.to_str().unwrap(), "--runs", "avi,sync:rk4", "--out", out.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("rk4"));
+    assert!(!out.exists(), "nothing written for a bad run list");
+    let o = avicontact(&[
+        "compare",
+        path.to_str().unwrap(),
+        "--runs",
+        "avi,sync:implicit-euler,sync:a-search",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["energy.png", "energy.svg", "momentum.png", "momentum.svg", "avi/stats.csv", "sync-a-search/stats.csv"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let table = fs::read_to_string(out.join("comparison.csv")).unwrap();
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    assert!(rows[0].starts_with("run,initial_energy,final_relative"));
+    assert!(rows[1].starts_with("avi,") && rows[3].starts_with("sync:a-search,"));
+    assert!(rows[3].split(',').nth(7).unwrap().parse::<u64>().unwrap() > 0, "Newton iterations reported");
 }

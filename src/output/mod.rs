@@ -5,14 +5,16 @@
 //! row by row), so a run that fails half-way keeps everything up to the failure.
 
 mod check;
+mod compare;
 mod frames;
 pub mod plot;
 mod progress;
 mod summary;
 
 pub use check::{check_run, CheckError, CheckReport, Finding};
+pub use compare::{write_comparison, ComparisonRow, COMPARISON_HEADER};
 pub use frames::{FrameWriter, STATS_HEADER};
-pub use plot::{plot_run, PlotError};
+pub use plot::{plot_comparison, plot_run, PlotError};
 pub use progress::Progress;
 pub use summary::{write_summary, RunStatus, Summary};
 

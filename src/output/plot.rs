@@ -197,15 +197,17 @@ fn read_stats(path: &Path) -> Result<Stats, PlotError> {
 
 /// One line on a chart.
 struct Curve {
-    label: &'static str,
+    label: String,
     color: RGBColor,
     dashed: bool,
     values: Vec<f64>,
+    /// Its own time column (runs compared side by side), or `None` for the chart's.
+    time: Option<Vec<f64>>,
 }
 
 impl Curve {
-    fn new(label: &'static str, color: RGBColor, values: Vec<f64>) -> Self {
-        Self { label, color, dashed: false, values }
+    fn new(label: &str, color: RGBColor, values: Vec<f64>) -> Self {
+        Self { label: label.to_string(), color, dashed: false, values, time: None }
     }
 }
 
@@ -229,7 +231,7 @@ fn draw_chart<DB: DrawingBackend>(
     time: &[f64],
     curves: &[Curve],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let x = range(time.iter().copied(), 0.0, 0.0);
+    let x = range(time.iter().chain(curves.iter().filter_map(|c| c.time.as_ref()).flatten()).copied(), 0.0, 0.0);
     let y = range(curves.iter().flat_map(|c| c.values.iter().copied()), 0.05, 0.3);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 22))
@@ -247,14 +249,14 @@ fn draw_chart<DB: DrawingBackend>(
         .x_label_formatter(&|v| tick_label(*v))
         .draw()?;
     for c in curves {
-        let points = time.iter().copied().zip(c.values.iter().copied());
+        let points = c.time.as_deref().unwrap_or(time).iter().copied().zip(c.values.iter().copied());
         let style = c.color.stroke_width(2);
         let color = c.color;
         let legend = move |(x, y): (i32, i32)| PathElement::new([(x, y), (x + 24, y)], color.stroke_width(2));
         if c.dashed {
-            chart.draw_series(DashedLineSeries::new(points, 8, 5, style))?.label(c.label).legend(legend);
+            chart.draw_series(DashedLineSeries::new(points, 8, 5, style))?.label(c.label.as_str()).legend(legend);
         } else {
-            chart.draw_series(LineSeries::new(points, style))?.label(c.label).legend(legend);
+            chart.draw_series(LineSeries::new(points, style))?.label(c.label.as_str()).legend(legend);
         }
     }
     chart
@@ -310,7 +312,7 @@ fn draw_momentum<DB: DrawingBackend>(
     let (top, bottom) = inner.split_vertically(50.percent());
     let time = stats.column(TIME);
     let colors = [RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(31, 119, 180)];
-    let xyz = |first: usize, names: [&'static str; 3]| -> Vec<Curve> {
+    let xyz = |first: usize, names: [&str; 3]| -> Vec<Curve> {
         (0..3).map(|k| Curve::new(names[k], colors[k], stats.column(first + k))).collect()
     };
     let linear = xyz(MOMENTUM, ["p_x", "p_y", "p_z"]);
@@ -352,6 +354,76 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     check(energy_svg, draw_energy(SVGBackend::new(energy_svg, ENERGY_SIZE).into_drawing_area(), st, t))?;
     check(momentum_png, draw_momentum(BitMapBackend::new(momentum_png, MOMENTUM_SIZE).into_drawing_area(), st, t))?;
     check(momentum_svg, draw_momentum(SVGBackend::new(momentum_svg, MOMENTUM_SIZE).into_drawing_area(), st, t))?;
+    Ok(paths.into())
+}
+
+/// Colours of compared runs, in order.
+const RUN_COLORS: [RGBColor; 6] = [
+    RGBColor(0, 0, 0),
+    RGBColor(214, 39, 40),
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+];
+
+/// Draws the runs in `runs` (label, run directory with a `stats.csv`) side by side into
+/// `dir/energy.{png,svg}` (total energy against time) and `dir/momentum.{png,svg}` (‖p‖ and ‖L‖
+/// against time), and returns the paths.
+pub fn plot_comparison(dir: &Path, runs: &[(String, PathBuf)]) -> Result<Vec<PathBuf>, PlotError> {
+    register_font();
+    let mut series = Vec::new();
+    for (label, run_dir) in runs {
+        series.push((label.clone(), read_stats(&run_dir.join("stats.csv"))?));
+    }
+    let curves = |f: &dyn Fn(&[f64]) -> f64| -> Vec<Curve> {
+        series
+            .iter()
+            .enumerate()
+            .map(|(k, (label, stats))| Curve {
+                time: Some(stats.column(TIME)),
+                ..Curve::new(label, RUN_COLORS[k % RUN_COLORS.len()], stats.rows.iter().map(|r| f(r)).collect())
+            })
+            .collect()
+    };
+    let energy = curves(&|r| r[TOTAL]);
+    let linear = curves(&|r| {
+        (r[MOMENTUM] * r[MOMENTUM] + r[MOMENTUM + 1] * r[MOMENTUM + 1] + r[MOMENTUM + 2] * r[MOMENTUM + 2]).sqrt()
+    });
+    let angular = curves(&|r| {
+        (r[ANGULAR] * r[ANGULAR] + r[ANGULAR + 1] * r[ANGULAR + 1] + r[ANGULAR + 2] * r[ANGULAR + 2]).sqrt()
+    });
+    let paths = ["energy.png", "energy.svg", "momentum.png", "momentum.svg"].map(|f| dir.join(f));
+    let [energy_png, energy_svg, momentum_png, momentum_svg] = &paths;
+    fn energy_chart<DB: DrawingBackend>(
+        root: DrawingArea<DB, Shift>,
+        curves: &[Curve],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        draw_chart(&root, "total energy", "energy [J]", &[], curves)?;
+        root.present()
+    }
+    fn momentum_chart<DB: DrawingBackend>(
+        root: DrawingArea<DB, Shift>,
+        linear: &[Curve],
+        angular: &[Curve],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        let (top, bottom) = root.split_vertically(50.percent());
+        draw_chart(&top, "linear momentum ‖p‖", "momentum [kg·m/s]", &[], linear)?;
+        draw_chart(&bottom, "angular momentum ‖L‖", "angular momentum [kg·m²/s]", &[], angular)?;
+        root.present()
+    }
+    check(energy_png, energy_chart(BitMapBackend::new(energy_png, (1000, 600)).into_drawing_area(), &energy))?;
+    check(energy_svg, energy_chart(SVGBackend::new(energy_svg, (1000, 600)).into_drawing_area(), &energy))?;
+    check(
+        momentum_png,
+        momentum_chart(BitMapBackend::new(momentum_png, (1000, 900)).into_drawing_area(), &linear, &angular),
+    )?;
+    check(
+        momentum_svg,
+        momentum_chart(SVGBackend::new(momentum_svg, (1000, 900)).into_drawing_area(), &linear, &angular),
+    )?;
     Ok(paths.into())
 }
 
