@@ -21,7 +21,7 @@
 //! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories (contact step 1: not yet wired into the engine) |
 //! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push |
-//! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search on the same potentials |
+//! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
 //! | L5 | [`simulation`] | the [`Simulation`] facade |
 //! | L6 | [`scene`], [`output`] | scene files and built-in scenes; output files and plots |
 //!

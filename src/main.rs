@@ -59,7 +59,7 @@ enum Command {
         /// Scene file or built-in name.
         scene: String,
         /// Comma-separated runs: `avi` and `sync:<integrator>` with integrator implicit-euler,
-        /// bdf2, implicit-midpoint, trapezoid, a1 or a-search.
+        /// bdf2, implicit-midpoint, trapezoid, a1, a-search, blend, sdirk2 or tr-bdf2.
         #[arg(long, value_delimiter = ',', default_value = "avi,sync:a-search,sync:bdf2,sync:implicit-euler")]
         runs: Vec<String>,
         /// Output directory (created if missing).
@@ -286,6 +286,9 @@ fn parse_run(spec: &str, scene: &Scene) -> Result<RunSpec, String> {
         "implicit-midpoint" => IntegratorKind::ImplicitMidpoint,
         "trapezoid" => IntegratorKind::Trapezoid,
         "a1" => IntegratorKind::A1,
+        "blend" => IntegratorKind::Blend,
+        "sdirk2" => IntegratorKind::Sdirk2,
+        "tr-bdf2" => IntegratorKind::TrBdf2,
         // the scene's own energy target and α range when it asks for A-search
         "a-search" => match scene.sync.integrator {
             k @ IntegratorKind::ASearch { .. } => k,
@@ -293,7 +296,7 @@ fn parse_run(spec: &str, scene: &Scene) -> Result<RunSpec, String> {
         },
         other => {
             return Err(format!(
-                "--runs: unknown integrator `{other}` in `{spec}`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, a1 or a-search"
+                "--runs: unknown integrator `{other}` in `{spec}`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, a1, a-search, blend, sdirk2 or tr-bdf2"
             ))
         }
     };

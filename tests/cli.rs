@@ -283,7 +283,6 @@ fn keys_that_do_not_apply_to_the_kind_are_refused() {
 #[test]
 fn sync_section_is_checked_and_the_sync_backend_runs_the_same_scene() {
     refuses(&format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"), &[], "sync.integrator");
-    refuses(&format!("{GOOD}\n[sync]\nintegrator = \"blend\"\n"), &[], "not available yet");
     refuses(&format!("{GOOD}\n[sync]\ntimestep = -0.01\n"), &[], "sync.timestep");
     let scene = format!("{GOOD}\n[sync]\nintegrator = \"bdf2\"\ntimestep = 0.01\n");
     let (dir, path) = scene_dir(&scene, &[]);

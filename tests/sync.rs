@@ -197,3 +197,66 @@ fn rotating_cube_a_search_keeps_its_energy_implicit_euler_and_bdf2_lose_most() {
         }
     }
 }
+
+/// Positions of a nonlinear spring chain (soft quartic and stiff springs, one end held) at T.
+fn chain_positions_at(integrator: IntegratorKind, h: Real, duration: Real) -> Vec<Vec3> {
+    let text = format!(
+        r#"
+[simulation]
+duration = {duration}
+frame_rate = 2.0
+gravity = [0.0, 0.0, -1.0]
+[[body]]
+name = "chain"
+kind = "chain"
+mesh = {{ generator = "line", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.0], segments = 4 }}
+mass = 0.1
+spring_stiffness = [20.0, 5.0]
+spring_quartic = [0.0, 50.0]
+fixed = [0]
+velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
+"#
+    );
+    let s = scene::parse(&text, "chain", Path::new("."), "chain".into()).unwrap();
+    let sync =
+        SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100 } };
+    let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+    sim.run(&mut ()).unwrap();
+    sim.model().vertices.positions().to_vec()
+}
+
+#[test]
+fn integrators_converge_at_their_order() {
+    let (duration, h) = (0.5, 0.02);
+    let reference = chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 64.0, duration);
+    let error = |integrator, h: Real| -> Real {
+        chain_positions_at(integrator, h, duration)
+            .iter()
+            .zip(&reference)
+            .map(|(a, b)| (a - b).norm())
+            .fold(0.0, Real::max)
+    };
+    for (integrator, order) in [
+        (IntegratorKind::ImplicitEuler, 1.0),
+        (IntegratorKind::Bdf2, 2.0),
+        (IntegratorKind::ImplicitMidpoint, 2.0),
+        (IntegratorKind::Trapezoid, 2.0),
+        (IntegratorKind::Sdirk2, 2.0),
+        (IntegratorKind::TrBdf2, 2.0),
+    ] {
+        let (coarse, fine) = (error(integrator, h), error(integrator, h / 2.0));
+        let observed = (coarse / fine).log2();
+        println!("{integrator:?}: error {coarse:.3e} → {fine:.3e}, observed order {observed:.2}");
+        assert!((observed - order).abs() < 0.35, "{integrator:?}: observed order {observed}, expected {order}");
+    }
+}
+
+#[test]
+fn blend_tracks_the_energy_within_its_tolerance() {
+    let text = include_str!("../scenes/spinning-shell.toml").replace("duration = 2.0", "duration = 0.3");
+    let r = sync_run(&text, IntegratorKind::Blend, 0.01, 1e-6, |_| {});
+    let e0 = r.0[0].1;
+    for (t, e, _, _) in &r.0 {
+        assert!(((e - e0) / e0).abs() <= 0.011, "blend energy {e} vs {e0} at {t}");
+    }
+}

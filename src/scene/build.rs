@@ -135,8 +135,8 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
 fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncParameters, SceneError> {
     let mut p = SyncParameters::default();
     let Some(s) = s else { return Ok(p) };
-    const AVAILABLE: [&str; 6] = ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search"];
-    const COMING: [&str; 3] = ["blend", "sdirk2", "tr-bdf2"];
+    const AVAILABLE: [&str; 9] =
+        ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search", "blend", "sdirk2", "tr-bdf2"];
     if s.timestep.is_some() {
         p.timestep = ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
     }
@@ -191,12 +191,9 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
         Some("implicit-midpoint") => IntegratorKind::ImplicitMidpoint,
         Some("trapezoid") => IntegratorKind::Trapezoid,
         Some("a1") => IntegratorKind::A1,
-        Some(name) if COMING.contains(&name) => {
-            return Err(ctx.err(
-                "sync.integrator",
-                format!("\"{name}\" is not available yet; use one of {}", AVAILABLE.join(", ")),
-            ))
-        }
+        Some("blend") => IntegratorKind::Blend,
+        Some("sdirk2") => IntegratorKind::Sdirk2,
+        Some("tr-bdf2") => IntegratorKind::TrBdf2,
         Some(name) => {
             return Err(ctx
                 .err("sync.integrator", format!("unknown integrator \"{name}\"; use one of {}", AVAILABLE.join(", "))))

@@ -2,7 +2,8 @@
 //! step that reaches their time.
 
 use super::integrators::{
-    AlphaMethod, Bdf2, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step, Trapezoid,
+    AlphaMethod, Bdf2, Blend, DiagonallyImplicitRk, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step,
+    Trapezoid,
 };
 use super::newton::NewtonParameters;
 use crate::avi::ForceSpec;
@@ -28,6 +29,12 @@ pub enum IntegratorKind {
     Trapezoid,
     /// decoupled symplectic method on implicit Euler (A-search §4.3).
     A1,
+    /// SDIRK2 (Higher-order §3.2).
+    Sdirk2,
+    /// TR-BDF2 (Higher-order §3.2).
+    TrBdf2,
+    /// Dinev et al.'s energy-tracking blend of implicit midpoint with backward / forward Euler.
+    Blend,
     /// A-search with an energy target (A-search §4.4, Algorithm 1).
     ASearch {
         /// What the energy should do.
@@ -45,6 +52,9 @@ impl IntegratorKind {
             IntegratorKind::ImplicitMidpoint => Box::new(ImplicitMidpoint),
             IntegratorKind::Trapezoid => Box::new(Trapezoid),
             IntegratorKind::A1 => Box::new(AlphaMethod::a1()),
+            IntegratorKind::Sdirk2 => Box::new(DiagonallyImplicitRk::sdirk2()),
+            IntegratorKind::TrBdf2 => Box::new(DiagonallyImplicitRk::tr_bdf2()),
+            IntegratorKind::Blend => Box::<Blend>::default(),
             IntegratorKind::ASearch { target, alpha_range } => Box::new(AlphaMethod::a_search(target, alpha_range)),
         }
     }

@@ -10,6 +10,8 @@
 //! | implicit midpoint | x_n + h v_n | 2/h² | 2 | ½ | 2(x − x_n)/h − v_n |
 //! | trapezoid | x_n + h v_n − (h²/4) M⁻¹∇V(x_n) | 4/h² | 1 | 1 | 2(x − x_n)/h − v_n |
 //! | A-1, A-search (A-search §4, Algorithm 1) | as implicit Euler | | | | w − αΔv, Δv = hM⁻¹(∇P(x_n) − ∇P(x_{n+1})) |
+//! | SDIRK2, TR-BDF2 ([`DiagonallyImplicitRk`]) | per stage | 1/(h a_ii)² | 1 | 1 | the last stage's |
+//! | blend ([`Blend`]) | implicit midpoint, then backward or forward Euler | | | | blended by α |
 //!
 //! A-1 fixes α = 1; A-search picks α each step so the energy meets its target (root of a
 //! quadratic closest to 1, clipped to [α_min, α_max]); damping stays in the implicit solve and out
@@ -61,8 +63,50 @@ pub trait Integrator: std::fmt::Debug + Send {
     fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError>;
 }
 
-/// Solves Φ for (x̃, w, s, a) from x_n, writes x_{n+1} into `step.x`, updates damping references
-/// and returns x_n with the report.
+/// Minimises Φ for (x̃, w, s, a) about `anchor` = x_n, starting from `guess` (or x̃), with held
+/// vertices at their prescribed positions; touches neither the state nor damping references.
+#[allow(clippy::too_many_arguments)]
+fn minimize_stage(
+    step: &Step<'_>,
+    anchor: &[Vec3],
+    target: &[Vec3],
+    w: Real,
+    s: Real,
+    a: Real,
+    guess: Option<&[Vec3]>,
+) -> Result<(Vec<Vec3>, super::newton::NewtonReport), NewtonError> {
+    let start = guess.unwrap_or(target);
+    let mut x: Vec<Vec3> =
+        (0..anchor.len()).map(|i| if step.free[i].is_some() { start[i] } else { step.prescribed[i] }).collect();
+    let phi = IncrementalPotential {
+        potentials: step.potentials,
+        masses: step.masses,
+        free: step.free,
+        target,
+        anchor,
+        inertia_weight: w,
+        potential_weight: s,
+        blend: a,
+    };
+    let report = phi.minimize(&mut x, step.h, &step.newton)?;
+    Ok((x, report))
+}
+
+/// Ends a step for the damping potentials: the work of each dissipation function at the
+/// evaluation positions `y` (2·D(y)), then `y` becomes their reference for the next step.
+fn finish_damping(potentials: &mut [Box<dyn Potential>], y: &[Vec3]) -> Real {
+    let mut local = Vec::new();
+    let mut dissipated = 0.0;
+    for p in potentials.iter_mut().filter(|p| p.is_dissipative()) {
+        gather(p.stencil(), y, &mut local);
+        dissipated += 2.0 * p.energy(&local);
+        p.end_tick(&local);
+    }
+    dissipated
+}
+
+/// One-solve step: minimises Φ for (x̃, w, s, a), writes x_{n+1} into `step.x`, ends the step
+/// for damping, and returns x_n with the report.
 fn solve(
     step: &mut Step<'_>,
     target: &[Vec3],
@@ -71,31 +115,9 @@ fn solve(
     a: Real,
 ) -> Result<(Vec<Vec3>, StepReport), NewtonError> {
     let anchor = step.x.to_vec();
-    // start from the inertial target (held vertices at their prescribed positions)
-    let mut x: Vec<Vec3> =
-        (0..anchor.len()).map(|i| if step.free[i].is_some() { target[i] } else { step.prescribed[i] }).collect();
-    let report = {
-        let phi = IncrementalPotential {
-            potentials: step.potentials,
-            masses: step.masses,
-            free: step.free,
-            target,
-            anchor: &anchor,
-            inertia_weight: w,
-            potential_weight: s,
-            blend: a,
-        };
-        phi.minimize(&mut x, step.h, &step.newton)?
-    };
-    // damping: the work of each dissipation function over the step, then new references
+    let (x, report) = minimize_stage(step, &anchor, target, w, s, a, None)?;
     let y: Vec<Vec3> = x.iter().zip(&anchor).map(|(x, xn)| x * a + xn * (1.0 - a)).collect();
-    let mut local = Vec::new();
-    let mut dissipated = 0.0;
-    for p in step.potentials.iter_mut().filter(|p| p.is_dissipative()) {
-        gather(p.stencil(), &y, &mut local);
-        dissipated += 2.0 * p.energy(&local);
-        p.end_tick(&local);
-    }
+    let dissipated = finish_damping(step.potentials, &y);
     step.x.copy_from_slice(&x);
     Ok((
         anchor,
@@ -355,5 +377,181 @@ impl Step<'_> {
             h: self.h,
             newton: self.newton,
         }
+    }
+}
+
+/// A stiffly accurate diagonally implicit Runge–Kutta method (Higher-order §3.2): SDIRK2
+/// (Alexander's two-stage, L-stable, γ = 1 − 1/√2) or TR-BDF2 (a trapezoid stage to t_n + γh,
+/// γ = 2 − √2, then a BDF2 stage). Each implicit stage i solves
+/// X_i = x̃_i + (h a_ii)² M⁻¹F(X_i), an implicit-Euler-like incremental potential with
+/// x̃_i = x_n + h Σ_{j<i} a_ij V_j + h a_ii (v_n + h Σ_{j<i} a_ij M⁻¹F_j); the last stage is the
+/// step. Damping is part of each stage's solve and its references move once per step.
+#[derive(Debug)]
+pub struct DiagonallyImplicitRk {
+    name: &'static str,
+    /// The lower-triangular Butcher matrix (rows are stages; the last row is also b).
+    a: Vec<Vec<Real>>,
+}
+
+impl DiagonallyImplicitRk {
+    /// SDIRK2: A = [[γ, 0], [1 − γ, γ]], γ = 1 − 1/√2.
+    pub fn sdirk2() -> Self {
+        let g = 1.0 - std::f64::consts::FRAC_1_SQRT_2;
+        DiagonallyImplicitRk { name: "sdirk2", a: vec![vec![g], vec![1.0 - g, g]] }
+    }
+
+    /// TR-BDF2: A = [[0], [γ/2, γ/2], [w, w, γ/2]], γ = 2 − √2, w = 1/(2(2 − γ)).
+    pub fn tr_bdf2() -> Self {
+        let g = 2.0 - std::f64::consts::SQRT_2;
+        let w = 1.0 / (2.0 * (2.0 - g));
+        DiagonallyImplicitRk { name: "tr-bdf2", a: vec![vec![0.0], vec![0.5 * g, 0.5 * g], vec![w, w, 0.5 * g]] }
+    }
+}
+
+impl Integrator for DiagonallyImplicitRk {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let h = step.h;
+        let n = step.x.len();
+        let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
+        let inverse_mass: Vec<Real> =
+            (0..n).map(|i| if step.free[i].is_some() { 1.0 / step.masses[i] } else { 0.0 }).collect();
+        let mut stage_v: Vec<Vec<Vec3>> = Vec::new();
+        let mut stage_a: Vec<Vec<Vec3>> = Vec::new(); // M⁻¹F at each stage
+        let mut report = StepReport { converged: true, ..Default::default() };
+        let mut last_x = xn.clone();
+        for row in &self.a {
+            let i = row.len() - 1;
+            let aii = row[i];
+            let (mut x_sum, mut a_sum) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+            for j in 0..i {
+                for k in 0..n {
+                    x_sum[k] += stage_v[j][k] * (h * row[j]);
+                    a_sum[k] += stage_a[j][k] * (h * row[j]);
+                }
+            }
+            let (x, v) = if aii == 0.0 {
+                (xn.clone(), vn.clone()) // explicit first stage
+            } else {
+                let target: Vec<Vec3> = (0..n).map(|k| xn[k] + x_sum[k] + (vn[k] + a_sum[k]) * (h * aii)).collect();
+                let guess = last_x.clone();
+                let (x, r) = minimize_stage(&step, &xn, &target, 1.0 / (h * aii * h * aii), 1.0, 1.0, Some(&guess))?;
+                report.newton_iterations += r.iterations;
+                report.converged &= r.converged;
+                let v: Vec<Vec3> = (0..n).map(|k| (x[k] - xn[k] - x_sum[k]) / (h * aii)).collect();
+                (x, v)
+            };
+            let g = conservative_gradient(step.potentials, &x);
+            stage_a.push((0..n).map(|k| -g[k] * inverse_mass[k]).collect());
+            stage_v.push(v);
+            last_x = x;
+        }
+        report.dissipated = finish_damping(step.potentials, &last_x);
+        step.x.copy_from_slice(&last_x);
+        step.v.copy_from_slice(stage_v.last().expect("at least one stage"));
+        Ok(report)
+    }
+}
+
+/// Dinev et al.'s energy-tracking blend (Stabilizing §4.1, §4.3, Algorithm 1): an implicit
+/// midpoint step, blended with a backward Euler step (started from the midpoint result) when it
+/// gained energy, or with a forward Euler step when it lost energy, α found by bisection so the
+/// energy is within `tolerance`·|H| of the target; the target drops by what damping dissipates.
+#[derive(Debug)]
+pub struct Blend {
+    /// Relative energy tolerance ε of the bisection (the paper uses 0.01).
+    pub tolerance: Real,
+    target: Option<Real>,
+}
+
+impl Default for Blend {
+    fn default() -> Self {
+        Blend { tolerance: 0.01, target: None }
+    }
+}
+
+impl Integrator for Blend {
+    fn name(&self) -> &'static str {
+        "blend"
+    }
+
+    fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError> {
+        let h = step.h;
+        let n = step.x.len();
+        let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
+        let free: Vec<usize> = (0..n).filter(|&i| step.free[i].is_some()).collect();
+        let energy = |potentials: &[Box<dyn Potential>], x: &[Vec3], v: &[Vec3]| {
+            conservative_energy(potentials, x)
+                + free.iter().map(|&i| 0.5 * step.masses[i] * v[i].norm_squared()).sum::<Real>()
+        };
+        let target = *self.target.get_or_insert_with(|| energy(step.potentials, &xn, &vn));
+        // implicit midpoint
+        let inertial: Vec<Vec3> = (0..n).map(|i| xn[i] + vn[i] * h).collect();
+        let (x_im, r_im) = minimize_stage(&step, &xn, &inertial, 2.0 / (h * h), 2.0, 0.5, None)?;
+        let v_im: Vec<Vec3> = (0..n).map(|i| (x_im[i] - xn[i]) * (2.0 / h) - vn[i]).collect();
+        let mut report =
+            StepReport { newton_iterations: r_im.iterations, converged: r_im.converged, ..Default::default() };
+        let e_im = energy(step.potentials, &x_im, &v_im);
+        // the other end of the blend: backward Euler if midpoint overshot, forward Euler if it undershot
+        let ((x0, v0), (x1, v1)) = if e_im > target {
+            let (x_be, r) = minimize_stage(&step, &xn, &inertial, 1.0 / (h * h), 1.0, 1.0, Some(&x_im))?;
+            report.newton_iterations += r.iterations;
+            report.converged &= r.converged;
+            let v_be: Vec<Vec3> = (0..n).map(|i| (x_be[i] - xn[i]) / h).collect();
+            ((x_im, v_im), (x_be, v_be)) // α = 0: midpoint, α = 1: backward Euler
+        } else {
+            let g = conservative_gradient(step.potentials, &xn);
+            let x_fe: Vec<Vec3> =
+                (0..n).map(|i| if step.free[i].is_some() { xn[i] + vn[i] * h } else { step.prescribed[i] }).collect();
+            let v_fe: Vec<Vec3> = (0..n)
+                .map(|i| if step.free[i].is_some() { vn[i] - g[i] * (h / step.masses[i]) } else { Vec3::zeros() })
+                .collect();
+            ((x_fe, v_fe), (x_im, v_im)) // α = 0: forward Euler, α = 1: midpoint
+        };
+        let mix = |alpha: Real| -> (Vec<Vec3>, Vec<Vec3>) {
+            (
+                (0..n).map(|i| x0[i] * (1.0 - alpha) + x1[i] * alpha).collect(),
+                (0..n).map(|i| v0[i] * (1.0 - alpha) + v1[i] * alpha).collect(),
+            )
+        };
+        let residual = |alpha: Real| {
+            let (x, v) = mix(alpha);
+            energy(step.potentials, &x, &v) - target
+        };
+        // bisection on e(α) (monotone in practice, Stabilizing §4.1); no root → the damped end
+        let (mut lo, mut hi) = (0.0, 1.0);
+        let (r_lo, r_hi) = (residual(lo), residual(hi));
+        let alpha = if r_lo.signum() == r_hi.signum() {
+            if r_lo.abs() < r_hi.abs() {
+                lo
+            } else {
+                hi
+            }
+        } else {
+            let mut alpha = 0.5;
+            for _ in 0..60 {
+                alpha = 0.5 * (lo + hi);
+                let r = residual(alpha);
+                if r.abs() < self.tolerance * target.abs() {
+                    break;
+                }
+                if r.signum() == r_lo.signum() {
+                    lo = alpha;
+                } else {
+                    hi = alpha;
+                }
+            }
+            alpha
+        };
+        let (x, v) = mix(alpha);
+        report.dissipated = finish_damping(step.potentials, &x);
+        self.target = Some(target - report.dissipated);
+        report.alpha = Some(alpha);
+        step.x.copy_from_slice(&x);
+        step.v.copy_from_slice(&v);
+        Ok(report)
     }
 }
