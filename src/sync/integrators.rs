@@ -394,13 +394,13 @@ pub struct DiagonallyImplicitRk {
 }
 
 impl DiagonallyImplicitRk {
-    /// SDIRK2: A = [[γ, 0], [1 − γ, γ]], γ = 1 − 1/√2.
+    /// SDIRK2: A = ((γ, 0), (1 − γ, γ)), γ = 1 − 1/√2.
     pub fn sdirk2() -> Self {
         let g = 1.0 - std::f64::consts::FRAC_1_SQRT_2;
         DiagonallyImplicitRk { name: "sdirk2", a: vec![vec![g], vec![1.0 - g, g]] }
     }
 
-    /// TR-BDF2: A = [[0], [γ/2, γ/2], [w, w, γ/2]], γ = 2 − √2, w = 1/(2(2 − γ)).
+    /// TR-BDF2: A = ((0), (γ/2, γ/2), (w, w, γ/2)), γ = 2 − √2, w = 1/(2(2 − γ)).
     pub fn tr_bdf2() -> Self {
         let g = 2.0 - std::f64::consts::SQRT_2;
         let w = 1.0 / (2.0 * (2.0 - g));
