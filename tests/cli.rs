@@ -470,3 +470,21 @@ fn compare_runs_each_backend_and_writes_plots_and_a_table() {
     assert!(rows[1].starts_with("avi,") && rows[3].starts_with("sync:a-search,"));
     assert!(rows[3].split(',').nth(7).unwrap().parse::<u64>().unwrap() > 0, "Newton iterations reported");
 }
+
+#[test]
+fn initially_intersecting_contact_geometry_is_named() {
+    // contact is not simulated yet: the pair is reported as a warning naming both primitives
+    let scene = format!(
+        "{GOOD}\n[contact]\nthickness = 0.01\n[[body]]\nname = \"ball\"\nkind = \"obstacle\"\n\
+         mesh = {{ generator = \"icosphere\", radius = 0.15, subdivisions = 1 }}\n"
+    );
+    let (dir, path) = scene_dir(&scene, &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("contact.thickness") && stderr.contains("of \"sheet\"") && stderr.contains("of \"ball\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("intersect"), "{stderr}");
+    drop(dir);
+}

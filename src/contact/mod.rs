@@ -6,5 +6,7 @@
 //! decided by certificates (`kds/`) and the contact manager.
 
 pub mod layers;
+pub mod proximity;
 
 pub use layers::{LayerSchedule, ZenoError};
+pub use proximity::{closest_violation, Primitive, TooClose};

@@ -123,6 +123,21 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         }
         build_body(&ctx, &place, body, base, gravity, common_period, &mut model, &mut forces)?;
     }
+    if let Some(c) = &raw.contact {
+        let thickness = c.thickness.unwrap_or(0.01);
+        if let Some(v) = crate::contact::closest_violation(&model, thickness) {
+            // Contact is not simulated yet, so this is a warning; with penalty layers it becomes
+            // an error (no guarantee can hold from an interpenetrating start).
+            let what = if v.gap <= 0.0 { "intersect" } else { "are closer than the contact thickness" };
+            warnings.push(format!(
+                "{file}: contact.thickness: at t = 0, {} and {} {what} (gap {:.3e} m, thickness η(1) = {thickness} m); \
+                 once contact is simulated this scene will be refused: move the bodies apart or lower [contact] thickness",
+                describe(&model, &v.a),
+                describe(&model, &v.b),
+                v.gap
+            ));
+        }
+    }
     let parameters = SimulationParameters {
         duration: sim.duration,
         frame_rate: sim.frame_rate,
@@ -601,6 +616,37 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
             ),
         )),
         None => Ok(()),
+    }
+}
+
+/// A contact primitive as a user reads it: its kind, index and body.
+fn describe(model: &Model, p: &crate::contact::Primitive) -> String {
+    use crate::contact::Primitive;
+    let first = p_vertex(p);
+    let Some(body) = model.bodies.values().find(|b| b.vertices.contains(&first.0)) else {
+        return format!("{p:?}");
+    };
+    let local = |v: VertexId| v.0 - body.vertices.start;
+    match p {
+        Primitive::Vertex(v) => format!("vertex {} of \"{}\"", local(*v), body.name),
+        Primitive::Particle(v, _) => format!("particle {} of \"{}\"", local(*v), body.name),
+        Primitive::Edge(e) => format!("edge ({}, {}) of \"{}\"", local(e[0]), local(e[1]), body.name),
+        Primitive::Triangle(t) => {
+            let tri = t.map(local);
+            match body.kind.triangles().iter().position(|u| *u == tri) {
+                Some(k) => format!("triangle {k} {tri:?} of \"{}\"", body.name),
+                None => format!("triangle {tri:?} of \"{}\"", body.name),
+            }
+        }
+    }
+}
+
+fn p_vertex(p: &crate::contact::Primitive) -> VertexId {
+    use crate::contact::Primitive;
+    match p {
+        Primitive::Vertex(v) | Primitive::Particle(v, _) => *v,
+        Primitive::Edge(e) => e[0],
+        Primitive::Triangle(t) => t[0],
     }
 }
 
