@@ -13,10 +13,12 @@
 //! | [`Membrane`] | a triangle (3) | constant-strain triangle, St. Venant–Kirchhoff |
 //! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
 //! | [`Tetrahedron`] | a tetrahedron (4) | linear FEM; neo-Hookean (A-search §5) or fixed corotated |
+//! | [`IpcBarrier`] | point–triangle or edge–edge (4) | IPC log barrier (Li et al. 2020; A-search §5), synchronous backend |
 //! | [`Wall`] | one vertex | one-sided quadratic wall (A-search Appendix E) |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 
 mod ad;
+mod barrier;
 mod cst;
 mod damping;
 #[cfg(test)]
@@ -28,6 +30,7 @@ mod spring;
 mod wall;
 
 pub use ad::hessian_of;
+pub use barrier::{barrier, mollifier, ContactPair, IpcBarrier};
 pub use cst::{Membrane, MembraneMaterial};
 pub use damping::{Damping, StrainMeasure};
 pub use gravity::Gravity;
