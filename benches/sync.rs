@@ -29,7 +29,7 @@ density = 1000.0
 angular_velocity = [3.0, 15.0, -5.0]
 "#;
     let s = scene::parse(text, "bench", Path::new("."), "cube".into()).expect("bench scene");
-    let sync = SyncParameters { integrator, timestep: 1.0 / 30.0, newton: NewtonParameters::default() };
+    let sync = SyncParameters { integrator, timestep: 1.0 / 30.0, newton: NewtonParameters::default(), contact: None };
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
 }
 

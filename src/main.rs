@@ -149,11 +149,6 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
         Some(_) => Backend::Avi,
         None => s.backend,
     };
-    if backend == Backend::Sync && s.warnings.iter().any(|w| w.contains("[contact]")) {
-        eprintln!(
-            "warning: the synchronous backend does not simulate contact yet either (IPC arrives with its next step)"
-        );
-    }
     let (name, duration) = (s.name.clone(), s.parameters.duration);
     // Build everything before touching the output directory: bad input writes nothing.
     let built = match backend {

@@ -31,8 +31,12 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
         gravity: Vec3::zeros(),
         safety_factor: 0.5,
     };
-    let sync =
-        SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100 } };
+    let sync = SyncParameters {
+        integrator,
+        timestep: h,
+        newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100 },
+        contact: None,
+    };
     let mut sim = Simulation::new_sync(model, forces, parameters, sync).unwrap();
     sim.run(&mut ()).unwrap();
     let v = sim.model().vertices.velocity(VertexId(0));
@@ -82,7 +86,12 @@ fn sync_run(
 ) -> Record {
     let mut s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap();
     prepare(&mut s.model);
-    let sync = SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance, max_iterations: 200 } };
+    let sync = SyncParameters {
+        integrator,
+        timestep: h,
+        newton: NewtonParameters { tolerance, max_iterations: 200 },
+        contact: None,
+    };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
     let mut r = Record::default();
     let start = std::time::Instant::now();
@@ -218,8 +227,12 @@ velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
 "#
     );
     let s = scene::parse(&text, "chain", Path::new("."), "chain".into()).unwrap();
-    let sync =
-        SyncParameters { integrator, timestep: h, newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100 } };
+    let sync = SyncParameters {
+        integrator,
+        timestep: h,
+        newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100 },
+        contact: None,
+    };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
     sim.run(&mut ()).unwrap();
     sim.model().vertices.positions().to_vec()

@@ -11,7 +11,7 @@ use crate::potential::{
     Damping, Gravity, Hinge, Lame, Membrane, MembraneMaterial, SolidMaterial, Spring, StrainMeasure, Tetrahedron,
 };
 use crate::simulation::SimulationParameters;
-use crate::sync::{EnergyTarget, IntegratorKind, SyncParameters};
+use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, SyncParameters};
 use nalgebra::Rotation3;
 use std::path::Path;
 
@@ -106,10 +106,13 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
     if let Some(c) = &raw.contact {
         check_contact(&ctx, c)?;
         warnings.push(format!(
-            "{file}: [contact] is checked but not simulated yet: bodies do not collide in this version (penalty layers arrive with the contact issue)"
+            "{file}: [contact] is not simulated by the AVI backend yet (penalty layers arrive with the contact issue): bodies pass through each other there; the synchronous backend simulates it with IPC"
         ));
     }
-    let sync = sync_parameters(&ctx, raw.sync.as_ref())?;
+    let mut sync = sync_parameters(&ctx, raw.sync.as_ref())?;
+    if raw.contact.is_none() {
+        sync.contact = None; // IPC only for scenes with [contact]
+    }
     if raw.bodies.is_empty() {
         return Err(ctx.err("body", "the scene has no [[body]]; add at least one body"));
     }
@@ -148,16 +151,23 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
 }
 
 fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncParameters, SceneError> {
-    let mut p = SyncParameters::default();
+    let mut p = SyncParameters { contact: Some(IpcParameters::default()), ..SyncParameters::default() };
     let Some(s) = s else { return Ok(p) };
     const AVAILABLE: [&str; 9] =
         ["implicit-euler", "bdf2", "implicit-midpoint", "trapezoid", "a1", "a-search", "blend", "sdirk2", "tr-bdf2"];
     if s.timestep.is_some() {
         p.timestep = ctx.positive("sync", "timestep", s.timestep, "the synchronous time step is in seconds")?;
     }
+    let mut ipc = IpcParameters::default();
     if s.barrier_distance.is_some() {
-        ctx.positive("sync", "barrier_distance", s.barrier_distance, "the IPC barrier distance d̂ is in metres")?;
+        ipc.activation =
+            ctx.positive("sync", "barrier_distance", s.barrier_distance, "the IPC barrier distance d̂ is in metres")?;
     }
+    if s.barrier_stiffness.is_some() {
+        ipc.stiffness =
+            ctx.positive("sync", "barrier_stiffness", s.barrier_stiffness, "the IPC stiffness κ is in N/m")?;
+    }
+    p.contact = Some(ipc); // used only when the scene has [contact]
     if s.newton_tolerance.is_some() {
         p.newton.tolerance =
             ctx.positive("sync", "newton_tolerance", s.newton_tolerance, "Newton stops at a step of tolerance · h")?;

@@ -101,6 +101,8 @@ pub struct SyncSection {
     pub timestep: Option<f64>,
     /// IPC d̂, m.
     pub barrier_distance: Option<f64>,
+    /// IPC κ, N/m.
+    pub barrier_stiffness: Option<f64>,
     /// A-search energy target.
     pub energy_target: Option<EnergyTarget>,
     /// A-search's [α_min, α_max].

@@ -5,6 +5,7 @@ use super::integrators::{
     AlphaMethod, Bdf2, Blend, DiagonallyImplicitRk, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step,
     Trapezoid,
 };
+use super::ipc::{IpcContact, IpcParameters};
 use super::newton::NewtonParameters;
 use crate::avi::ForceSpec;
 use crate::error::SimulationError;
@@ -69,6 +70,8 @@ pub struct SyncParameters {
     pub timestep: Real,
     /// Newton tunables.
     pub newton: NewtonParameters,
+    /// IPC contact (`None`: bodies pass through each other).
+    pub contact: Option<IpcParameters>,
 }
 
 impl Default for SyncParameters {
@@ -77,6 +80,7 @@ impl Default for SyncParameters {
             integrator: IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) },
             timestep: 1.0 / 120.0,
             newton: NewtonParameters::default(),
+            contact: None,
         }
     }
 }
@@ -87,6 +91,7 @@ pub struct SyncEngine {
     potentials: Vec<Box<dyn Potential>>,
     integrator: Box<dyn Integrator>,
     parameters: SyncParameters,
+    contact: Option<IpcContact>,
     masses: Vec<Real>,
     free: Vec<Option<usize>>,
     x: Vec<Vec3>,
@@ -143,7 +148,32 @@ impl SyncEngine {
         let mut counters = Counters::default();
         let frame_slot = counters.slot("frame");
         let step_slot = counters.slot("step");
+        let contact = parameters.contact.map(|c| IpcContact::new(model, c));
+        if let Some(c) = &contact {
+            let IpcParameters { activation, stiffness } = *c.parameters();
+            if !(activation.is_finite() && activation > 0.0 && stiffness.is_finite() && stiffness > 0.0) {
+                return Err(SimulationError::BadParameter {
+                    name: "sync.barrier_distance",
+                    message: format!("IPC needs d̂ > 0 and κ > 0, got d̂ = {activation}, κ = {stiffness}"),
+                });
+            }
+            let x0: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
+            let mut local = Vec::new();
+            for b in c.active_barriers(&x0) {
+                crate::potential::gather(b.stencil(), &x0, &mut local);
+                if !b.energy(&local).is_finite() {
+                    return Err(SimulationError::BadParameter {
+                        name: "contact",
+                        message: format!(
+                            "the initial state intersects (vertices {:?} touch); IPC needs an intersection-free start",
+                            b.stencil().iter().map(|v| v.0).collect::<Vec<_>>()
+                        ),
+                    });
+                }
+            }
+        }
         Ok(SyncEngine {
+            contact,
             integrator: parameters.integrator.build(),
             potentials,
             parameters,
@@ -258,6 +288,7 @@ impl SyncEngine {
                 prescribed: &prescribed,
                 h,
                 newton: self.parameters.newton,
+                contact: self.contact.as_ref(),
             })
             .map_err(|e| SimulationError::BadParameter {
                 name: "sync",

@@ -17,6 +17,7 @@
 //! quadratic closest to 1, clipped to [α_min, α_max]); damping stays in the implicit solve and out
 //! of the correction, and the energy target is lowered by what damping dissipates.
 
+use super::ipc::IpcContact;
 use super::newton::{IncrementalPotential, NewtonError, NewtonParameters};
 use crate::math::{Real, Vec3};
 use crate::potential::{assemble_gradient, gather, Potential};
@@ -39,6 +40,8 @@ pub struct Step<'a> {
     pub h: Real,
     /// Newton tunables.
     pub newton: NewtonParameters,
+    /// IPC contact, if the scene has contact.
+    pub contact: Option<&'a IpcContact>,
 }
 
 /// What one step did.
@@ -75,7 +78,8 @@ fn minimize_stage(
     a: Real,
     guess: Option<&[Vec3]>,
 ) -> Result<(Vec<Vec3>, super::newton::NewtonReport), NewtonError> {
-    let start = guess.unwrap_or(target);
+    // with contact, Newton must start intersection-free: from x_n (or a feasible guess)
+    let start = guess.unwrap_or(if step.contact.is_some() { anchor } else { target });
     let mut x: Vec<Vec3> =
         (0..anchor.len()).map(|i| if step.free[i].is_some() { start[i] } else { step.prescribed[i] }).collect();
     let phi = IncrementalPotential {
@@ -87,6 +91,7 @@ fn minimize_stage(
         inertia_weight: w,
         potential_weight: s,
         blend: a,
+        contact: step.contact,
     };
     let report = phi.minimize(&mut x, step.h, &step.newton)?;
     Ok((x, report))
@@ -218,7 +223,7 @@ impl Integrator for Trapezoid {
 
     fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
         let h = step.h;
-        let grad = conservative_gradient(step.potentials, step.x);
+        let grad = conservative_gradient(step.potentials, step.contact, step.x);
         let target: Vec<Vec3> =
             (0..step.x.len()).map(|i| step.x[i] + step.v[i] * h - grad[i] * (h * h / (4.0 * step.masses[i]))).collect();
         let (xn, report) = solve(&mut step, &target, 4.0 / (h * h), 1.0, 1.0)?;
@@ -268,16 +273,24 @@ impl AlphaMethod {
     }
 }
 
-/// ∇P(x) of the conservative potentials (damping excluded), per vertex.
-fn conservative_gradient(potentials: &[Box<dyn Potential>], x: &[Vec3]) -> Vec<Vec3> {
+/// ∇P(x) of the conservative potentials (damping excluded, contact barriers included), per vertex.
+fn conservative_gradient(potentials: &[Box<dyn Potential>], contact: Option<&IpcContact>, x: &[Vec3]) -> Vec<Vec3> {
     let mut g = vec![Vec3::zeros(); x.len()];
     assemble_gradient(potentials.iter().filter(|p| !p.is_dissipative()).map(|p| p.as_ref()), x, &mut g);
+    if let Some(c) = contact {
+        let barriers = c.active_barriers(x);
+        assemble_gradient(barriers.iter().map(|b| b.as_ref()), x, &mut g);
+    }
     g
 }
 
-/// P(x) of the conservative potentials.
-fn conservative_energy(potentials: &[Box<dyn Potential>], x: &[Vec3]) -> Real {
-    crate::potential::assemble_energy(potentials.iter().map(|p| p.as_ref()), x)
+/// P(x) of the conservative potentials (contact barriers included).
+fn conservative_energy(potentials: &[Box<dyn Potential>], contact: Option<&IpcContact>, x: &[Vec3]) -> Real {
+    let barriers = contact.map(|c| c.active_barriers(x)).unwrap_or_default();
+    crate::potential::assemble_energy(
+        potentials.iter().map(|p| p.as_ref()).chain(barriers.iter().map(|b| b.as_ref())),
+        x,
+    )
 }
 
 impl Integrator for AlphaMethod {
@@ -296,13 +309,14 @@ impl Integrator for AlphaMethod {
         let kinetic =
             |v: &[Vec3], masses: &[Real]| free.iter().map(|&i| 0.5 * masses[i] * v[i].norm_squared()).sum::<Real>();
         if self.target.is_none() {
-            self.target = Some(conservative_energy(step.potentials, step.x) + kinetic(step.v, step.masses));
+            self.target =
+                Some(conservative_energy(step.potentials, step.contact, step.x) + kinetic(step.v, step.masses));
         }
-        let grad_n = conservative_gradient(step.potentials, step.x);
+        let grad_n = conservative_gradient(step.potentials, step.contact, step.x);
         let target = inertial_target(&step);
         let (xn, mut report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
         let w: Vec<Vec3> = (0..n).map(|i| (step.x[i] - xn[i]) / h).collect();
-        let grad_next = conservative_gradient(step.potentials, step.x);
+        let grad_next = conservative_gradient(step.potentials, step.contact, step.x);
         let dv: Vec<Vec3> =
             (0..n)
                 .map(|i| {
@@ -329,7 +343,7 @@ impl Integrator for AlphaMethod {
                 };
                 self.target = Some(next);
                 // next = P(x) + ½‖w − αΔv‖²_M: a quadratic in α; take the root closest to 1
-                let p = conservative_energy(step.potentials, step.x);
+                let p = conservative_energy(step.potentials, step.contact, step.x);
                 let (mut a2, mut a1, mut a0) = (0.0, 0.0, p - next);
                 for &i in &free {
                     let m = step.masses[i];
@@ -376,6 +390,7 @@ impl Step<'_> {
             prescribed: self.prescribed,
             h: self.h,
             newton: self.newton,
+            contact: self.contact,
         }
     }
 }
@@ -444,7 +459,7 @@ impl Integrator for DiagonallyImplicitRk {
                 let v: Vec<Vec3> = (0..n).map(|k| (x[k] - xn[k] - x_sum[k]) / (h * aii)).collect();
                 (x, v)
             };
-            let g = conservative_gradient(step.potentials, &x);
+            let g = conservative_gradient(step.potentials, step.contact, &x);
             stage_a.push((0..n).map(|k| -g[k] * inverse_mass[k]).collect());
             stage_v.push(v);
             last_x = x;
@@ -484,7 +499,7 @@ impl Integrator for Blend {
         let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
         let free: Vec<usize> = (0..n).filter(|&i| step.free[i].is_some()).collect();
         let energy = |potentials: &[Box<dyn Potential>], x: &[Vec3], v: &[Vec3]| {
-            conservative_energy(potentials, x)
+            conservative_energy(potentials, step.contact, x)
                 + free.iter().map(|&i| 0.5 * step.masses[i] * v[i].norm_squared()).sum::<Real>()
         };
         let target = *self.target.get_or_insert_with(|| energy(step.potentials, &xn, &vn));
@@ -503,7 +518,7 @@ impl Integrator for Blend {
             let v_be: Vec<Vec3> = (0..n).map(|i| (x_be[i] - xn[i]) / h).collect();
             ((x_im, v_im), (x_be, v_be)) // α = 0: midpoint, α = 1: backward Euler
         } else {
-            let g = conservative_gradient(step.potentials, &xn);
+            let g = conservative_gradient(step.potentials, step.contact, &xn);
             let x_fe: Vec<Vec3> =
                 (0..n).map(|i| if step.free[i].is_some() { xn[i] + vn[i] * h } else { step.prescribed[i] }).collect();
             let v_fe: Vec<Vec3> = (0..n)

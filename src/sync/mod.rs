@@ -2,13 +2,16 @@
 //! the AVI, summed through one assembly, so a scene can be run both ways and compared.
 //!
 //! Every step minimises an incremental potential with Newton's method (per-stencil PSD
-//! projection, sparse Cholesky, backtracking line search). IPC barrier contact and CCD are the
-//! next step of this backend (issue 5); scenes with `[contact]` run without contact here too.
+//! projection, sparse Cholesky, backtracking line search). Scenes with `[contact]` get IPC contact
+//! ([`ipc`]): log barriers on close point–triangle and edge–edge pairs and a CCD-filtered line
+//! search, so every accepted iterate is intersection-free.
 
 mod engine;
 pub mod integrators;
+pub mod ipc;
 pub mod newton;
 
 pub use engine::{IntegratorKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
+pub use ipc::{IpcContact, IpcParameters};
 pub use newton::{NewtonError, NewtonParameters};

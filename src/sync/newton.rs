@@ -1,6 +1,7 @@
 //! Newton's method on an incremental potential: per-stencil PSD projection, sparse Cholesky,
 //! backtracking line search (A-search §5; Li et al. 2020's Newton without the barrier yet).
 
+use super::ipc::IpcContact;
 use crate::math::{Real, Vec3};
 use crate::potential::{gather, Potential};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
@@ -69,6 +70,8 @@ pub struct IncrementalPotential<'a> {
     pub potential_weight: Real,
     /// a: V is evaluated at a·x + (1 − a)·x_n.
     pub blend: Real,
+    /// IPC contact: barriers at x (weight s) and a CCD-filtered line search.
+    pub contact: Option<&'a IpcContact>,
 }
 
 impl IncrementalPotential<'_> {
@@ -92,7 +95,19 @@ impl IncrementalPotential<'_> {
             .filter(|&i| self.free[i].is_some())
             .map(|i| self.masses[i] * (x[i] - self.target[i]).norm_squared())
             .sum();
-        0.5 * self.inertia_weight * inertia + self.potential_weight * potential
+        let contact: Real = self
+            .contact
+            .map(|c| {
+                c.active_barriers(x)
+                    .iter()
+                    .map(|b| {
+                        gather(b.stencil(), x, &mut local);
+                        b.energy(&local)
+                    })
+                    .sum()
+            })
+            .unwrap_or(0.0);
+        0.5 * self.inertia_weight * inertia + self.potential_weight * (potential + contact)
     }
 
     /// ∇Φ over the free degrees of freedom (3 per free vertex).
@@ -110,6 +125,21 @@ impl IncrementalPotential<'_> {
                 if let Some(k) = self.free[v.index()] {
                     for a in 0..3 {
                         g[3 * k + a] += scale * gl[a];
+                    }
+                }
+            }
+        }
+        if let Some(contact) = self.contact {
+            for b in contact.active_barriers(x) {
+                gather(b.stencil(), x, &mut local);
+                local_grad.clear();
+                local_grad.resize(local.len(), Vec3::zeros());
+                b.gradient(&local, &mut local_grad);
+                for (v, gl) in b.stencil().iter().zip(&local_grad) {
+                    if let Some(k) = self.free[v.index()] {
+                        for a in 0..3 {
+                            g[3 * k + a] += self.potential_weight * gl[a];
+                        }
                     }
                 }
             }
@@ -132,8 +162,15 @@ impl IncrementalPotential<'_> {
         let mut coo = CooMatrix::new(dofs, dofs);
         let mut local = Vec::new();
         let scale = self.potential_weight * self.blend * self.blend;
-        for p in self.potentials {
-            gather(p.stencil(), &y, &mut local);
+        let barriers = self.contact.map(|c| c.active_barriers(x)).unwrap_or_default();
+        let at_x = x.to_vec();
+        let terms = self
+            .potentials
+            .iter()
+            .map(|p| (p.as_ref(), &y, scale))
+            .chain(barriers.iter().map(|b| (b.as_ref(), &at_x, self.potential_weight)));
+        for (p, at, scale) in terms {
+            gather(p.stencil(), at, &mut local);
             let Some(h) = p.hessian(&local) else { continue };
             let h = project_psd(h);
             let s = p.stencil();
@@ -186,9 +223,20 @@ impl IncrementalPotential<'_> {
                 report.converged = true;
                 return Ok(report);
             }
-            // backtracking (Armijo) line search; the step is a descent direction (SPD system)
+            // backtracking (Armijo) line search; the step is a descent direction (SPD system);
+            // with contact it starts from the largest fraction CCD certifies intersection-free
             let slope = g.dot(&d);
-            let mut step = 1.0;
+            let mut step = match self.contact {
+                None => 1.0,
+                Some(contact) => {
+                    let per_vertex: Vec<Vec3> = self
+                        .free
+                        .iter()
+                        .map(|f| f.map_or(Vec3::zeros(), |k| Vec3::new(d[3 * k], d[3 * k + 1], d[3 * k + 2])))
+                        .collect();
+                    contact.max_step(x, &per_vertex)
+                }
+            };
             let start = x.to_vec();
             loop {
                 apply(x, self.free, &d, step);
@@ -264,6 +312,7 @@ mod tests {
             inertia_weight: 1e-9,
             potential_weight: 1.0,
             blend: 1.0,
+            contact: None,
         };
         let mut x = target;
         let report = phi.minimize(&mut x, 1.0, &NewtonParameters { tolerance: 1e-12, max_iterations: 50 }).unwrap();
