@@ -27,7 +27,7 @@ struct Cli {
 enum Command {
     /// Run a scene (a TOML file or a built-in name) and write frames, stats.csv and summary.json.
     Run {
-        /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain.
+        /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain, sheet-on-block.
         scene: String,
         /// Output directory (created if missing).
         #[arg(long)]
@@ -219,6 +219,7 @@ fn info(scene: &str) -> ExitCode {
         Err(code) => return code,
     };
     let (name, params) = (s.name.clone(), s.parameters.clone());
+    let (backend, sync) = (s.backend, s.sync);
     let model = s.model.clone();
     let sim = match Simulation::new(s.model, s.forces, s.parameters) {
         Ok(sim) => sim,
@@ -258,7 +259,18 @@ fn info(scene: &str) -> ExitCode {
     for (_, _, h) in sim.avi().expect("info builds the AVI").forces() {
         events_per_second += 1.0 / h;
     }
-    println!("force events per simulated second: {events_per_second:.3e}");
+    println!("force events per simulated second (AVI): {events_per_second:.3e}");
+    if backend == Backend::Sync {
+        println!(
+            "backend: sync ({:?}, h = {} s, Newton tolerance {} m/s{})",
+            sync.integrator,
+            sync.timestep,
+            sync.newton.tolerance,
+            sync.contact.map_or(String::new(), |c| format!(", IPC d̂ = {} m, κ = {} N/m", c.activation, c.stiffness))
+        );
+    } else {
+        println!("backend: avi");
+    }
     ExitCode::SUCCESS
 }
 

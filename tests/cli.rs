@@ -227,7 +227,7 @@ fn info_lists_bodies_and_periods() {
 
 #[test]
 fn every_built_in_scene_loads() {
-    for name in ["hanging-cloth", "spinning-shell", "fpu-chain"] {
+    for name in ["hanging-cloth", "spinning-shell", "fpu-chain", "sheet-on-block"] {
         let o = avicontact(&["info", name]);
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }

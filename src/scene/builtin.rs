@@ -4,6 +4,7 @@ const SCENES: &[(&str, &str)] = &[
     ("hanging-cloth", include_str!("../../scenes/hanging-cloth.toml")),
     ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
     ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
+    ("sheet-on-block", include_str!("../../scenes/sheet-on-block.toml")),
 ];
 
 /// Names of the built-in scenes.
