@@ -172,6 +172,7 @@ fn run(scene: &str, out: &std::path::Path, duration: Option<f64>, backend: Optio
         backend: sim.backend_name(),
         integrator: sim.sync().map(|e| e.integrator()),
         newton_iterations: sim.sync().map(|e| e.newton_iterations()),
+        linear_solve_seconds: sim.sync().map(|e| e.linear_solve_seconds()),
         status: if result.is_ok() { RunStatus::Completed } else { RunStatus::Failed },
         error: result.as_ref().err().map(|e| e.to_string()),
         duration,

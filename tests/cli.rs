@@ -152,6 +152,7 @@ fn read_all(dir: &Path) -> Vec<(String, Vec<u8>)> {
                     // wall-clock fields are the only non-deterministic content
                     let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
                     v["wall_seconds"] = serde_json::Value::Null;
+                    v["linear_solve_seconds"] = serde_json::Value::Null;
                     v["events_per_second"] = serde_json::Value::Null;
                     bytes = v.to_string().into_bytes();
                 }

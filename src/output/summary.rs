@@ -29,6 +29,9 @@ pub struct Summary {
     /// Newton iterations over the run (sync runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newton_iterations: Option<u64>,
+    /// Wall-clock seconds in linear solves (sync runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linear_solve_seconds: Option<f64>,
     /// How the run ended.
     pub status: RunStatus,
     /// The error that stopped a failed run.

@@ -104,6 +104,7 @@ pub struct SyncEngine {
     frame_slot: usize,
     dissipated: Real,
     newton_iterations: u64,
+    linear_solve_seconds: f64,
     last_alpha: Option<Real>,
     snapshot: Vec<Vec3>,
 }
@@ -189,6 +190,7 @@ impl SyncEngine {
             frame_slot,
             dissipated: 0.0,
             newton_iterations: 0,
+            linear_solve_seconds: 0.0,
             last_alpha: None,
             snapshot: Vec::new(),
         })
@@ -244,6 +246,11 @@ impl SyncEngine {
         self.newton_iterations
     }
 
+    /// Wall-clock seconds spent in linear solves so far.
+    pub fn linear_solve_seconds(&self) -> f64 {
+        self.linear_solve_seconds
+    }
+
     /// α of the last A-1 / A-search step.
     pub fn last_alpha(&self) -> Option<Real> {
         self.last_alpha
@@ -297,6 +304,7 @@ impl SyncEngine {
         self.steps += 1;
         self.dissipated += report.dissipated;
         self.newton_iterations += report.newton_iterations as u64;
+        self.linear_solve_seconds += report.linear_solve_seconds;
         self.last_alpha = report.alpha;
         for i in 0..self.x.len() {
             model.vertices.set_synchronous_state(VertexId(i as u32), self.x[i], self.v[i], t_next);

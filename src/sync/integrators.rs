@@ -55,6 +55,8 @@ pub struct StepReport {
     pub dissipated: Real,
     /// The α of A-1 / A-search.
     pub alpha: Option<Real>,
+    /// Wall-clock seconds in linear solves.
+    pub linear_solve_seconds: f64,
 }
 
 /// A synchronous time integrator.
@@ -126,7 +128,13 @@ fn solve(
     step.x.copy_from_slice(&x);
     Ok((
         anchor,
-        StepReport { newton_iterations: report.iterations, converged: report.converged, dissipated, alpha: None },
+        StepReport {
+            newton_iterations: report.iterations,
+            converged: report.converged,
+            dissipated,
+            alpha: None,
+            linear_solve_seconds: report.linear_solve_seconds,
+        },
     ))
 }
 
@@ -456,6 +464,7 @@ impl Integrator for DiagonallyImplicitRk {
                 let (x, r) = minimize_stage(&step, &xn, &target, 1.0 / (h * aii * h * aii), 1.0, 1.0, Some(&guess))?;
                 report.newton_iterations += r.iterations;
                 report.converged &= r.converged;
+                report.linear_solve_seconds += r.linear_solve_seconds;
                 let v: Vec<Vec3> = (0..n).map(|k| (x[k] - xn[k] - x_sum[k]) / (h * aii)).collect();
                 (x, v)
             };
@@ -508,13 +517,19 @@ impl Integrator for Blend {
         let (x_im, r_im) = minimize_stage(&step, &xn, &inertial, 2.0 / (h * h), 2.0, 0.5, None)?;
         let v_im: Vec<Vec3> = (0..n).map(|i| (x_im[i] - xn[i]) * (2.0 / h) - vn[i]).collect();
         let mut report =
-            StepReport { newton_iterations: r_im.iterations, converged: r_im.converged, ..Default::default() };
+            StepReport {
+                newton_iterations: r_im.iterations,
+                converged: r_im.converged,
+                linear_solve_seconds: r_im.linear_solve_seconds,
+                ..Default::default()
+            };
         let e_im = energy(step.potentials, &x_im, &v_im);
         // the other end of the blend: backward Euler if midpoint overshot, forward Euler if it undershot
         let ((x0, v0), (x1, v1)) = if e_im > target {
             let (x_be, r) = minimize_stage(&step, &xn, &inertial, 1.0 / (h * h), 1.0, 1.0, Some(&x_im))?;
             report.newton_iterations += r.iterations;
             report.converged &= r.converged;
+            report.linear_solve_seconds += r.linear_solve_seconds;
             let v_be: Vec<Vec3> = (0..n).map(|i| (x_be[i] - xn[i]) / h).collect();
             ((x_im, v_im), (x_be, v_be)) // α = 0: midpoint, α = 1: backward Euler
         } else {

@@ -31,6 +31,8 @@ pub struct NewtonReport {
     pub iterations: usize,
     /// Whether the tolerance was met.
     pub converged: bool,
+    /// Wall-clock seconds spent factoring and solving the linear systems.
+    pub linear_solve_seconds: f64,
 }
 
 /// Why a Newton solve failed.
@@ -215,8 +217,10 @@ impl IncrementalPotential<'_> {
         while report.iterations < params.max_iterations {
             let g = self.gradient(x, dofs);
             let hessian = self.hessian(x, dofs);
+            let solve_start = std::time::Instant::now();
             let chol = CscCholesky::factor(&hessian).map_err(|e| NewtonError::Factorization(format!("{e:?}")))?;
             let d = chol.solve(&(-&g)).column(0).into_owned();
+            report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.iterations += 1;
             if d.amax() <= params.tolerance * h {
                 apply(x, self.free, &d, 1.0);
