@@ -14,6 +14,7 @@
 //! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
 //! | [`Tetrahedron`] | a tetrahedron (4) | linear FEM; neo-Hookean (A-search §5) or fixed corotated |
 //! | [`IpcBarrier`] | point–triangle or edge–edge (4) | IPC log barrier (Li et al. 2020; A-search §5), synchronous backend |
+//! | [`LaggedFriction`] | a contact stencil (2 or 4) | lagged IPC friction (Li et al. 2020), synchronous backend |
 //! | [`Wall`] | one vertex | one-sided quadratic wall (A-search Appendix E) |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 
@@ -23,6 +24,7 @@ mod cst;
 mod damping;
 #[cfg(test)]
 mod derivative_tests;
+mod friction;
 mod gravity;
 mod hinge;
 mod solid;
@@ -33,6 +35,7 @@ pub use ad::hessian_of;
 pub use barrier::{barrier, mollifier, ContactPair, IpcBarrier};
 pub use cst::{Membrane, MembraneMaterial};
 pub use damping::{Damping, StrainMeasure};
+pub use friction::LaggedFriction;
 pub use gravity::Gravity;
 pub use hinge::Hinge;
 pub use solid::{Lame, SolidMaterial, Tetrahedron};

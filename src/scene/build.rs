@@ -110,8 +110,13 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         ));
     }
     let mut sync = sync_parameters(&ctx, raw.sync.as_ref())?;
-    if raw.contact.is_none() {
-        sync.contact = None; // IPC only for scenes with [contact]
+    match &raw.contact {
+        None => sync.contact = None, // IPC only for scenes with [contact]
+        Some(c) => {
+            if let Some(ipc) = &mut sync.contact {
+                ipc.friction = c.friction.unwrap_or(0.0);
+            }
+        }
     }
     if raw.bodies.is_empty() {
         return Err(ctx.err("body", "the scene has no [[body]]; add at least one body"));

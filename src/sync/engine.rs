@@ -151,7 +151,7 @@ impl SyncEngine {
         let step_slot = counters.slot("step");
         let contact = parameters.contact.map(|c| IpcContact::new(model, c));
         if let Some(c) = &contact {
-            let IpcParameters { activation, stiffness } = *c.parameters();
+            let IpcParameters { activation, stiffness, .. } = *c.parameters();
             if !(activation.is_finite() && activation > 0.0 && stiffness.is_finite() && stiffness > 0.0) {
                 return Err(SimulationError::BadParameter {
                     name: "sync.barrier_distance",
@@ -284,6 +284,12 @@ impl SyncEngine {
                 model.vertices.position_at(VertexId(i as u32), t_next.max(model.vertices.t_last(VertexId(i as u32))))
             })
             .collect();
+        // lagged friction: frozen at the start of the step, removed after it
+        let base = self.potentials.len();
+        if let Some(c) = &self.contact {
+            let friction = c.friction_potentials(&self.x, h);
+            self.potentials.extend(friction);
+        }
         let report = self
             .integrator
             .step(Step {
@@ -301,6 +307,7 @@ impl SyncEngine {
                 name: "sync",
                 message: format!("step {} failed: {e}", self.steps + 1),
             })?;
+        self.potentials.truncate(base);
         self.steps += 1;
         self.dissipated += report.dissipated;
         self.newton_iterations += report.newton_iterations as u64;

@@ -516,13 +516,12 @@ impl Integrator for Blend {
         let inertial: Vec<Vec3> = (0..n).map(|i| xn[i] + vn[i] * h).collect();
         let (x_im, r_im) = minimize_stage(&step, &xn, &inertial, 2.0 / (h * h), 2.0, 0.5, None)?;
         let v_im: Vec<Vec3> = (0..n).map(|i| (x_im[i] - xn[i]) * (2.0 / h) - vn[i]).collect();
-        let mut report =
-            StepReport {
-                newton_iterations: r_im.iterations,
-                converged: r_im.converged,
-                linear_solve_seconds: r_im.linear_solve_seconds,
-                ..Default::default()
-            };
+        let mut report = StepReport {
+            newton_iterations: r_im.iterations,
+            converged: r_im.converged,
+            linear_solve_seconds: r_im.linear_solve_seconds,
+            ..Default::default()
+        };
         let e_im = energy(step.potentials, &x_im, &v_im);
         // the other end of the blend: backward Euler if midpoint overshot, forward Euler if it undershot
         let ((x0, v0), (x1, v1)) = if e_im > target {

@@ -8,10 +8,11 @@
 
 use crate::contact::proximity::{primitives, Primitive};
 use crate::geometry::ccd::{toi_edge_edge, toi_point_triangle};
+use crate::geometry::distance::{closest_edge_edge, closest_point_triangle};
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::model::Model;
-use crate::potential::{IpcBarrier, Potential};
+use crate::potential::{barrier, mollifier, ContactPair, IpcBarrier, LaggedFriction, Potential};
 
 /// IPC parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,12 +21,18 @@ pub struct IpcParameters {
     pub activation: Real,
     /// κ, N/m: the barrier energy is (κ/d̂²)·b(d², d̂²), about κ·d̂²·ln(d̂/d) near contact.
     pub stiffness: Real,
+    /// Coulomb μ of the lagged friction (0: frictionless).
+    pub friction: Real,
 }
+
+/// ε_v, m/s: relative tangential speeds below this are smoothed into static friction (IPC's
+/// default).
+pub const FRICTION_SMOOTHING_SPEED: Real = 1e-3;
 
 impl Default for IpcParameters {
     /// A-search Appendix A: d̂ = 1 mm, κ = 10⁵.
     fn default() -> Self {
-        IpcParameters { activation: 1e-3, stiffness: 1e5 }
+        IpcParameters { activation: 1e-3, stiffness: 1e5, friction: 0.0 }
     }
 }
 
@@ -127,7 +134,12 @@ impl IpcContact {
 
     /// The barriers of every pair closer than d̂ at `x`.
     pub fn active_barriers(&self, x: &[Vec3]) -> Vec<Box<dyn Potential>> {
-        let IpcParameters { activation, stiffness } = self.parameters;
+        self.active_barrier_pairs(x).into_iter().map(|b| Box::new(b) as Box<dyn Potential>).collect()
+    }
+
+    /// [`active_barriers`](Self::active_barriers), as concrete barriers.
+    fn active_barrier_pairs(&self, x: &[Vec3]) -> Vec<IpcBarrier> {
+        let IpcParameters { activation, stiffness, .. } = self.parameters;
         let kappa = stiffness / (activation * activation);
         self.candidates(x, None, activation)
             .into_iter()
@@ -143,10 +155,53 @@ impl IpcContact {
                     ),
                 };
                 let local: Vec<Vec3> = barrier.stencil().iter().map(|v| x[v.index()]).collect();
-                (barrier.distance_squared(&local) < barrier.activation_squared)
-                    .then(|| Box::new(barrier) as Box<dyn Potential>)
+                (barrier.distance_squared(&local) < barrier.activation_squared).then_some(barrier)
             })
             .collect()
+    }
+
+    /// Lagged friction for a step of length `h` from positions `x` (the start of the step): one
+    /// [`LaggedFriction`] per active pair with its normal force, closest-point weights and tangent
+    /// plane frozen at `x` (Li et al. 2020 §5). Empty when μ = 0.
+    pub fn friction_potentials(&self, x: &[Vec3], h: Real) -> Vec<Box<dyn Potential>> {
+        let mu = self.parameters.friction;
+        if mu <= 0.0 {
+            return Vec::new();
+        }
+        let mut out: Vec<Box<dyn Potential>> = Vec::new();
+        for b in self.active_barrier_pairs(x) {
+            let stencil = b.stencil().to_vec();
+            let start: Vec<Vec3> = stencil.iter().map(|v| x[v.index()]).collect();
+            let (normal, weights) = if b.pair == ContactPair::PointTriangle {
+                let c = closest_point_triangle(start[0], start[1], start[2], start[3]);
+                (start[0] - c.point, vec![1.0, -c.barycentric[0], -c.barycentric[1], -c.barycentric[2]])
+            } else {
+                let c = closest_edge_edge(start[0], start[1], start[2], start[3]);
+                (c.pa - c.pb, vec![1.0 - c.s, c.s, -(1.0 - c.t), -c.t])
+            };
+            // normal force magnitude λ = |∂B/∂d| = κ_s·|b'(d²)|·2d (times the edge–edge mollifier)
+            let s = normal.norm_squared();
+            let (_, db, _) = barrier(s, b.activation_squared);
+            let m = match b.pair {
+                ContactPair::PointTriangle => 1.0,
+                ContactPair::EdgeEdge { eps } => {
+                    mollifier((start[1] - start[0]).cross(&(start[3] - start[2])).norm_squared(), eps).0
+                }
+            };
+            let lambda = b.stiffness * db.abs() * 2.0 * s.sqrt() * m;
+            if lambda > 0.0 {
+                out.push(Box::new(LaggedFriction::new(
+                    &stencil,
+                    weights,
+                    normal,
+                    start,
+                    mu,
+                    lambda,
+                    FRICTION_SMOOTHING_SPEED * h,
+                )));
+            }
+        }
+        out
     }
 
     /// The largest fraction α ∈ [0, 1] of the step `x → x + step` (per vertex) that conservative
