@@ -55,14 +55,4 @@ impl TriMesh {
         }
         masses
     }
-
-    /// Mean edge length over all triangle edges (0 for an empty mesh).
-    pub fn mean_edge_length(&self) -> Real {
-        let e = edges(&self.triangles);
-        if e.is_empty() {
-            return 0.0;
-        }
-        e.iter().map(|[a, b]| (self.positions[*a as usize] - self.positions[*b as usize]).norm()).sum::<Real>()
-            / e.len() as Real
-    }
 }

@@ -71,12 +71,4 @@ impl Model {
     pub fn held_vertices(&self, body: BodyId) -> usize {
         self.bodies[body].vertices.clone().filter(|&i| !self.vertices.effective_mass(VertexId(i)).is_finite()).count()
     }
-
-    /// Total mass of the free (neither fixed nor scripted) vertices, kg.
-    pub fn free_mass(&self) -> Real {
-        (0..self.vertices.len())
-            .filter(|&i| matches!(self.vertices.motion(VertexId(i as u32)), Motion::Free))
-            .map(|i| self.vertices.mass(VertexId(i as u32)))
-            .sum()
-    }
 }

@@ -105,7 +105,7 @@ impl Tetrahedron {
                 (f - f_inv_t) * mu + f_inv_t * (lambda * j.ln())
             }
             SolidMaterial::Corotated => {
-                let r = polar_rotation(f);
+                let r = polar_rotation_generic(f); // the same iteration the energy differentiates
                 (f - r) * (2.0 * mu) + cof * (lambda * (j - 1.0))
             }
         }
@@ -176,12 +176,6 @@ fn polar_rotation_generic<T: AdScalar>(f: &Matrix3<T>) -> Matrix3<T> {
         }
     }
     x
-}
-
-/// f64 polar rotation (the same iteration as the generic one, so P is exactly ∂ψ/∂F of the
-/// energy that is differentiated).
-fn polar_rotation(f: &Mat3) -> Mat3 {
-    polar_rotation_generic(f)
 }
 
 impl Potential for Tetrahedron {

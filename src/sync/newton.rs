@@ -112,14 +112,30 @@ impl IncrementalPotential<'_> {
         0.5 * self.inertia_weight * inertia + self.potential_weight * (potential + contact)
     }
 
-    /// ∇Φ over the free degrees of freedom (3 per free vertex).
-    fn gradient(&self, x: &[Vec3], dofs: usize) -> DVector<Real> {
+    /// The potential terms of Φ with where they are evaluated and their weight in Φ's gradient
+    /// (`chain` is a or a² for the gradient or Hessian): the potentials at y (weight s·chain) and the
+    /// contact `barriers` at x (weight s).
+    fn terms<'b>(
+        &'b self,
+        y: &'b [Vec3],
+        x: &'b [Vec3],
+        barriers: &'b [Box<dyn Potential>],
+        chain: Real,
+    ) -> impl Iterator<Item = (&'b dyn Potential, &'b [Vec3], Real)> + 'b {
+        let scale = self.potential_weight * chain;
+        self.potentials
+            .iter()
+            .map(move |p| (p.as_ref(), y, scale))
+            .chain(barriers.iter().map(move |b| (b.as_ref(), x, self.potential_weight)))
+    }
+
+    /// ∇Φ over the free degrees of freedom (3 per free vertex), with the active `barriers` at x.
+    fn gradient(&self, x: &[Vec3], barriers: &[Box<dyn Potential>], dofs: usize) -> DVector<Real> {
         let y = self.evaluation_point(x);
         let mut g = DVector::zeros(dofs);
         let (mut local, mut local_grad) = (Vec::new(), Vec::new());
-        let scale = self.potential_weight * self.blend;
-        for p in self.potentials {
-            gather(p.stencil(), &y, &mut local);
+        for (p, at, scale) in self.terms(&y, x, barriers, self.blend) {
+            gather(p.stencil(), at, &mut local);
             local_grad.clear();
             local_grad.resize(local.len(), Vec3::zeros());
             p.gradient(&local, &mut local_grad);
@@ -127,21 +143,6 @@ impl IncrementalPotential<'_> {
                 if let Some(k) = self.free[v.index()] {
                     for a in 0..3 {
                         g[3 * k + a] += scale * gl[a];
-                    }
-                }
-            }
-        }
-        if let Some(contact) = self.contact {
-            for b in contact.active_barriers(x) {
-                gather(b.stencil(), x, &mut local);
-                local_grad.clear();
-                local_grad.resize(local.len(), Vec3::zeros());
-                b.gradient(&local, &mut local_grad);
-                for (v, gl) in b.stencil().iter().zip(&local_grad) {
-                    if let Some(k) = self.free[v.index()] {
-                        for a in 0..3 {
-                            g[3 * k + a] += self.potential_weight * gl[a];
-                        }
                     }
                 }
             }
@@ -159,19 +160,11 @@ impl IncrementalPotential<'_> {
 
     /// ∇²Φ over the free degrees of freedom, each potential's Hessian projected to be positive
     /// semidefinite (negative eigenvalues clamped to zero), so the system is positive definite.
-    fn hessian(&self, x: &[Vec3], dofs: usize) -> CscMatrix<Real> {
+    fn hessian(&self, x: &[Vec3], barriers: &[Box<dyn Potential>], dofs: usize) -> CscMatrix<Real> {
         let y = self.evaluation_point(x);
         let mut coo = CooMatrix::new(dofs, dofs);
         let mut local = Vec::new();
-        let scale = self.potential_weight * self.blend * self.blend;
-        let barriers = self.contact.map(|c| c.active_barriers(x)).unwrap_or_default();
-        let at_x = x.to_vec();
-        let terms = self
-            .potentials
-            .iter()
-            .map(|p| (p.as_ref(), &y, scale))
-            .chain(barriers.iter().map(|b| (b.as_ref(), &at_x, self.potential_weight)));
-        for (p, at, scale) in terms {
+        for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
             let Some(h) = p.hessian(&local) else { continue };
             let h = project_psd(h);
@@ -215,8 +208,10 @@ impl IncrementalPotential<'_> {
             return Ok(report);
         }
         while report.iterations < params.max_iterations {
-            let g = self.gradient(x, dofs);
-            let hessian = self.hessian(x, dofs);
+            // the active set is found once per iterate and shared by gradient and Hessian
+            let barriers = self.contact.map(|c| c.active_barriers(x)).unwrap_or_default();
+            let g = self.gradient(x, &barriers, dofs);
+            let hessian = self.hessian(x, &barriers, dofs);
             let solve_start = std::time::Instant::now();
             let chol = CscCholesky::factor(&hessian).map_err(|e| NewtonError::Factorization(format!("{e:?}")))?;
             let d = chol.solve(&(-&g)).column(0).into_owned();
