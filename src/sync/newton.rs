@@ -112,7 +112,7 @@ impl IncrementalPotential<'_> {
         0.5 * self.inertia_weight * inertia + self.potential_weight * (potential + contact)
     }
 
-    /// The potential terms of Φ with where they are evaluated and their weight in Φ's gradient
+    /// The potential terms of Φ with where they are evaluated and their weight in Φ's derivatives
     /// (`chain` is a or a² for the gradient or Hessian): the potentials at y (weight s·chain) and the
     /// contact `barriers` at x (weight s).
     fn terms<'b>(
