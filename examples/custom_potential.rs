@@ -65,8 +65,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         ForceSpec { potential: Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)), period: PeriodChoice::Stable },
     ];
-    let parameters =
-        SimulationParameters { duration: 5.0, frame_rate: 2.0, gravity: Vec3::zeros(), safety_factor: 0.1 };
+    let parameters = SimulationParameters {
+        duration: 5.0,
+        frame_rate: 2.0,
+        gravity: Vec3::zeros(),
+        safety_factor: 0.1,
+        contact: None,
+    };
     let mut sim = Simulation::new(model, forces, parameters)?;
     for (_, p, h) in sim.avi().expect("AVI backend").forces() {
         println!("{:<7} ticks every {h:.4e} s", p.kind());

@@ -66,6 +66,14 @@ pub enum SimulationError {
         /// The frame time at which it was noticed, s.
         time: f64,
     },
+    /// Contact handling cannot go on: a layer period fell toward round-off (ACM §9, "Zeno") or
+    /// a pair touched. Cannot continue.
+    Contact(crate::avi::ContactError),
+    /// Audit mode found a contact pair without a guard (a bug in the contact manager).
+    Audit(crate::avi::AuditFailure),
+    /// A contact pair starts closer than the outermost layer's thickness (or intersecting).
+    /// Cannot start.
+    InitialContact(crate::avi::StartError),
     /// The event queue refused a request (a broken engine invariant). Cannot continue.
     Queue(QueueError),
     /// An observer failed (e.g. a full disk). The trajectory is intact; the run stops.
@@ -93,6 +101,13 @@ impl fmt::Display for SimulationError {
                 f,
                 "the simulation diverged before t = {time} s (non-finite energy): a clock period is too long for its \
                  potential; lower [simulation] safety_factor or the explicit periods"
+            ),
+            SimulationError::Contact(e) => write!(f, "contact: {e}"),
+            SimulationError::Audit(e) => write!(f, "{e}"),
+            SimulationError::InitialContact(crate::avi::StartError { vertices, gap, thickness }) => write!(
+                f,
+                "contact: at t = 0 the pair on vertices {vertices:?} has gap {gap:.3e} m, below the contact thickness \
+                 η(1) = {thickness} m (the scene's warning names the bodies); move the bodies apart or lower [contact] thickness"
             ),
             SimulationError::Queue(e) => write!(f, "event queue: {e}"),
             SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),

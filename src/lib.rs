@@ -18,16 +18,17 @@
 //! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |
 //! | L1 | [`geometry`] | pure geometry: distances, closest points and gradients of the contact primitives; exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
-//! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories (contact step 1: not yet wired into the engine) |
+//! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories |
 //! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
-//! | L4 | [`avi`] | the event loop: pop → drift → kick → push |
+//! | L4 | [`avi`] | the event loop: pop → drift → kick → push; the contact manager (layers and certificates) |
 //! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
 //! | L5 | [`simulation`] | the [`Simulation`] facade |
 //! | L6 | [`scene`], [`output`] | scene files and built-in scenes; output files and plots |
 //!
 //! ## FAQ
-//! * **Where is contact?** Discrete penalty layers and kinetic certificates are the next step;
-//!   `[contact]` is parsed and checked but not simulated yet.
+//! * **Where is contact?** `[contact]` in a scene switches on discrete penalty layers with
+//!   separating-slab certificates on the AVI backend ([`avi::ContactManager`], all pairs for now)
+//!   and IPC on the synchronous backend.
 //! * **Why do velocities in `stats.csv` look staggered?** AVI velocities are constant between
 //!   kicks (leapfrog); kinetic energy oscillates with the kicks, without drift.
 //! * **How do I compare with Verlet?** Set `[simulation] period = h`: every potential then ticks

@@ -19,6 +19,10 @@ pub enum EventKind {
     Frame,
     /// A synchronous step advanced every vertex (the synchronous backend).
     Step,
+    /// A penalty layer ticked (ACM §4): its pair was drifted and, if penetrated, kicked.
+    Layer,
+    /// A separating-slab certificate failed (ACM §5.1): renewed, or layers activated.
+    Certificate,
 }
 
 /// One processed event, as seen by observers.

@@ -9,7 +9,7 @@
 //! println!("{} events", sim.counters().events);
 //! ```
 
-use crate::avi::{AviEngine, ForceSpec};
+use crate::avi::{AviEngine, ContactSettings, ForceSpec};
 use crate::error::SimulationError;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
@@ -30,11 +30,19 @@ pub struct SimulationParameters {
     pub gravity: Vec3,
     /// Factor applied to every stable-step estimate (0 < s ≤ 1; AVI only).
     pub safety_factor: Real,
+    /// Contact on the AVI backend (penalty layers and certificates), or `None`.
+    pub contact: Option<ContactSettings>,
 }
 
 impl Default for SimulationParameters {
     fn default() -> Self {
-        SimulationParameters { duration: 1.0, frame_rate: 60.0, gravity: Vec3::new(0.0, 0.0, -9.8), safety_factor: 0.5 }
+        SimulationParameters {
+            duration: 1.0,
+            frame_rate: 60.0,
+            gravity: Vec3::new(0.0, 0.0, -9.8),
+            safety_factor: 0.5,
+            contact: None,
+        }
     }
 }
 
@@ -62,7 +70,10 @@ impl Simulation {
         parameters: SimulationParameters,
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
-        let engine = AviEngine::new(&model, forces, parameters.safety_factor, parameters.frame_rate)?;
+        let mut engine = AviEngine::new(&model, forces, parameters.safety_factor, parameters.frame_rate)?;
+        if let Some(contact) = parameters.contact {
+            engine = engine.with_contact(&model, contact)?;
+        }
         Ok(Simulation { model, engine: Engine::Avi(engine), parameters })
     }
 
@@ -87,6 +98,14 @@ impl Simulation {
     /// The AVI engine (potentials and their clocks), when running on it.
     pub fn avi(&self) -> Option<&AviEngine> {
         match &self.engine {
+            Engine::Avi(e) => Some(e),
+            Engine::Sync(_) => None,
+        }
+    }
+
+    /// The AVI engine, mutable (e.g. to switch on its audit mode).
+    pub fn avi_mut(&mut self) -> Option<&mut AviEngine> {
+        match &mut self.engine {
             Engine::Avi(e) => Some(e),
             Engine::Sync(_) => None,
         }

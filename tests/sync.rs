@@ -30,6 +30,7 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
         frame_rate: 10.0,
         gravity: Vec3::zeros(),
         safety_factor: 0.5,
+        contact: None,
     };
     let sync = SyncParameters {
         integrator,

@@ -1,5 +1,6 @@
 //! The event loop: pop → drift the stencil → kick → push the next tick (ACM Algorithm 1).
 
+use super::contact_manager::{ContactManager, ContactSettings, PairId, Schedule};
 use crate::error::SimulationError;
 use crate::events::{Clock, EventQueue};
 use crate::ids::{ForceId, VertexId};
@@ -36,6 +37,10 @@ pub enum EventKey {
     Force(ForceId),
     /// The next frame.
     Frame,
+    /// The next tick of a penalty layer: (pair, layer l).
+    Layer(PairId, u32),
+    /// The failure of a pair's separating-slab certificate.
+    Certificate(PairId),
 }
 
 /// A potential with its clock.
@@ -65,6 +70,11 @@ pub struct AviEngine {
     dissipated: Real,
     workspace: KickWorkspace,
     snapshot: Vec<Vec3>,
+    contact: Option<ContactManager>,
+    contact_requests: Vec<Schedule>,
+    audit: bool,
+    layer_slot: usize,
+    certificate_slot: usize,
 }
 
 impl AviEngine {
@@ -142,6 +152,11 @@ impl AviEngine {
             dissipated: 0.0,
             workspace: KickWorkspace::default(),
             snapshot: Vec::new(),
+            contact: None,
+            contact_requests: Vec::new(),
+            audit: false,
+            layer_slot: 0,
+            certificate_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
         for (mut spec, period) in specs.into_iter().zip(periods) {
@@ -221,14 +236,21 @@ impl AviEngine {
         let record = match key {
             EventKey::Force(id) => self.tick_force(id, t, model)?,
             EventKey::Frame => self.take_frame(t, model, observer)?,
+            EventKey::Layer(k, l) => self.tick_layer(k, l, t, model)?,
+            EventKey::Certificate(k) => self.fail_certificate(k, t, model)?,
         };
+        if self.audit {
+            if let Some(contact) = &self.contact {
+                contact.audit(model, t).map_err(SimulationError::Audit)?;
+            }
+        }
         observer.on_event(&record);
         Ok(Some(record))
     }
 
     /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).
     fn tick_force(&mut self, id: ForceId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
-        let AviEngine { forces, queue, counters, dissipated, workspace, .. } = self;
+        let AviEngine { forces, queue, counters, dissipated, workspace, contact, contact_requests, .. } = self;
         let force = &mut forces[id];
         let k = force.clock.advance();
         debug_assert_eq!(force.clock.time_of(k), t, "law 4: a force event off its clock");
@@ -253,6 +275,13 @@ impl AviEngine {
         }
         force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id), force.clock.next_time())?;
+        if let Some(contact) = contact {
+            contact_requests.clear();
+            contact
+                .after_kick(force.potential.stencil(), t, model, contact_requests)
+                .map_err(SimulationError::Contact)?;
+            apply(queue, contact_requests)?;
+        }
         counters.count(force.counter_slot);
         Ok(EventRecord {
             time: t,
@@ -277,8 +306,11 @@ impl AviEngine {
         self.snapshot.clear();
         self.snapshot
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
-        let stats =
+        let mut stats =
             FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        if let Some(contact) = &self.contact {
+            stats.potential += contact.energy(&self.snapshot);
+        }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });
         }
@@ -316,6 +348,89 @@ fn valences(model: &Model, specs: &[ForceSpec]) -> std::collections::HashMap<&'s
         }
     }
     counts
+}
+
+impl AviEngine {
+    /// Adds contact (penalty layers and certificates, ACM §4–§5) to a fresh engine: certifies
+    /// every pair at t = 0, activating layers where no slab is profitable. Refuses a start with a
+    /// pair closer than η(1).
+    pub fn with_contact(mut self, model: &Model, settings: ContactSettings) -> Result<Self, SimulationError> {
+        let mut contact = ContactManager::new(model, settings);
+        let requests = contact.start(model).map_err(SimulationError::InitialContact)?;
+        apply(&mut self.queue, &requests)?;
+        self.layer_slot = self.counters.slot("layer");
+        self.certificate_slot = self.counters.slot("certificate");
+        self.contact = Some(contact);
+        Ok(self)
+    }
+
+    /// Audit mode: after every event, check that every contact pair is guarded by active layers
+    /// or a slab that still separates it ([`ContactManager::audit`]); a failure stops the run.
+    pub fn set_audit(&mut self, on: bool) {
+        self.audit = on;
+    }
+
+    /// The contact manager, if contact is simulated.
+    pub fn contact(&self) -> Option<&ContactManager> {
+        self.contact.as_ref()
+    }
+
+    /// A penalty layer's tick (report Algorithm 3), then the contingent rescheduling of the
+    /// certificates its kick touched.
+    fn tick_layer(&mut self, pair: PairId, l: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let contact = self.contact.as_mut().expect("layer events exist only with contact");
+        let requests = &mut self.contact_requests;
+        requests.clear();
+        let outcome = contact.layer_tick(pair, l, t, model, requests).map_err(SimulationError::Contact)?;
+        if outcome.kicked {
+            let stencil = contact.stencil(pair).clone();
+            contact.after_kick(&stencil, t, model, requests).map_err(SimulationError::Contact)?;
+        }
+        apply(&mut self.queue, requests)?;
+        self.counters.count(self.layer_slot);
+        Ok(EventRecord {
+            time: t,
+            kind: EventKind::Layer,
+            force: None,
+            label: "layer",
+            tick: outcome.tick,
+            period: outcome.period,
+        })
+    }
+
+    /// A certificate failed (report Algorithm 4): a new slab, or layers switched on.
+    fn fail_certificate(&mut self, pair: PairId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let contact = self.contact.as_mut().expect("certificate events exist only with contact");
+        let requests = contact.certificate_failed(pair, t, model).map_err(SimulationError::Contact)?;
+        apply(&mut self.queue, &requests)?;
+        self.counters.count(self.certificate_slot);
+        Ok(EventRecord {
+            time: t,
+            kind: EventKind::Certificate,
+            force: None,
+            label: "certificate",
+            tick: 0,
+            period: 0.0,
+        })
+    }
+}
+
+/// Carries out the contact manager's queue requests.
+fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), SimulationError> {
+    for request in requests {
+        match *request {
+            Schedule::Certificate(pair, t) => {
+                let key = EventKey::Certificate(pair);
+                queue.cancel(&key);
+                queue.schedule(key, t)?;
+            }
+            Schedule::CancelCertificate(pair) => {
+                queue.cancel(&EventKey::Certificate(pair));
+            }
+            Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
+        }
+    }
+    Ok(())
 }
 
 /// v ← v − h M⁻¹ ∇V on the stencil.

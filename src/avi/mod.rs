@@ -5,6 +5,11 @@
 //! the potential's gradient times its period. With one common period for all potentials the
 //! integrator is velocity Verlet (law 7).
 
+pub mod contact_manager;
 mod engine;
 
+pub use contact_manager::{
+    AuditFailure, ContactError, ContactManager, ContactSettings, LayerOutcome, PairId, Penetration, Schedule,
+    StartError,
+};
 pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};

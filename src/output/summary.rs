@@ -52,7 +52,7 @@ pub struct Summary {
     pub events_by_kind: BTreeMap<&'static str, u64>,
     /// Deepest penalty layer activated (0: no contact layer was ever active).
     pub deepest_layer: u32,
-    /// Smallest distance between contact primitives seen, m (`null` until contact is simulated).
+    /// Smallest gap between contact primitives seen at a layer event, m (`null` without contact).
     pub smallest_distance: Option<f64>,
     /// Wall-clock seconds in the event loop.
     pub wall_seconds: f64,

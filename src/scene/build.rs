@@ -2,7 +2,8 @@
 
 use super::schema::{self, BodySection, Generator, MeshSpec, ParticleGenerator, PositionsSpec, SceneFile};
 use super::{Backend, Scene, SceneError};
-use crate::avi::{ForceSpec, PeriodChoice};
+use crate::avi::{ContactSettings, ForceSpec, PeriodChoice};
+use crate::contact::LayerSchedule;
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::mesh::{self, TriMesh};
@@ -105,9 +106,12 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
     };
     if let Some(c) = &raw.contact {
         check_contact(&ctx, c)?;
-        warnings.push(format!(
-            "{file}: [contact] is not simulated by the AVI backend yet (penalty layers arrive with the contact issue): bodies pass through each other there; the synchronous backend simulates it with IPC"
-        ));
+        if matches!(c.broad_phase.as_deref(), Some("hash-grid" | "kdop")) {
+            warnings.push(format!(
+                "{file}: contact.broad_phase: the kinetic hash grid and k-DOP tree are not built yet; the AVI backend \
+                 certifies all pairs instead (the same trajectory, law 5; slower on large scenes)"
+            ));
+        }
     }
     let mut sync = sync_parameters(&ctx, raw.sync.as_ref())?;
     match &raw.contact {
@@ -131,28 +135,68 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         }
         build_body(&ctx, &place, body, base, gravity, common_period, &mut model, &mut forces)?;
     }
+    let mut contact_violation = None;
     if let Some(c) = &raw.contact {
         let thickness = c.thickness.unwrap_or(0.01);
         if let Some(v) = crate::contact::closest_violation(&model, thickness) {
-            // Contact is not simulated yet, so this is a warning; with penalty layers it becomes
-            // an error (no guarantee can hold from an interpenetrating start).
+            // No guarantee can hold from a start inside the layers (or intersecting): the AVI
+            // backend refuses it; the synchronous backend's barrier only needs a positive gap and
+            // checks that itself.
             let what = if v.gap <= 0.0 { "intersect" } else { "are closer than the contact thickness" };
-            warnings.push(format!(
-                "{file}: contact.thickness: at t = 0, {} and {} {what} (gap {:.3e} m, thickness η(1) = {thickness} m); \
-                 once contact is simulated this scene will be refused: move the bodies apart or lower [contact] thickness",
+            let message = format!(
+                "at t = 0, {} and {} {what} (gap {:.3e} m, thickness η(1) = {thickness} m); move the bodies apart or \
+                 lower [contact] thickness",
                 describe(&model, &v.a),
                 describe(&model, &v.b),
                 v.gap
-            ));
+            );
+            contact_violation =
+                Some(SceneError { file: file.to_string(), place: Some("contact.thickness".into()), message });
         }
     }
+    let contact = match &raw.contact {
+        None => None,
+        Some(c) => Some(ContactSettings {
+            layers: LayerSchedule {
+                thickness: c.thickness.unwrap_or(LayerSchedule::default().thickness),
+                stiffness: c.stiffness.unwrap_or(LayerSchedule::default().stiffness),
+            },
+            safety: match c.safety_factor {
+                None => ContactSettings::DEFAULT_SAFETY,
+                Some(f) if f > 0.0 && f <= 1.0 => f,
+                Some(f) => {
+                    return Err(ctx.err(
+                        "contact.safety_factor",
+                        format!("must be in (0, 1], got {f}; layer l ticks every safety_factor · 2/√(r(l)·Σ1/m), and a bounce needs many ticks (default {})", ContactSettings::DEFAULT_SAFETY),
+                    ))
+                }
+            },
+            tolerance: match c.tolerance {
+                None => ContactSettings::DEFAULT_TOLERANCE,
+                t => ctx.non_negative("contact", "tolerance", t, "the vague-trajectory tolerance ε is in m/s (ACM §5.3)")?,
+            },
+            profitability: match c.profitability {
+                None => 1.1,
+                Some(p) if p.is_finite() && p > 1.0 => p,
+                Some(p) => {
+                    return Err(ctx.err(
+                        "contact.profitability",
+                        format!("must be a finite number > 1, got {p}; a slab for layer l is built only when the gap exceeds this factor times η(l) (ACM §5.1 uses 1.1)"),
+                    ))
+                }
+            },
+            restitution: c.restitution.unwrap_or(1.0),
+            friction: c.friction.unwrap_or(0.0),
+        }),
+    };
     let parameters = SimulationParameters {
         duration: sim.duration,
         frame_rate: sim.frame_rate,
         gravity,
         safety_factor: sim.safety_factor,
+        contact,
     };
-    Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings })
+    Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings, contact_violation })
 }
 
 fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncParameters, SceneError> {
@@ -687,6 +731,7 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
         }
         Some(MeshSpec::Generator(g)) => match g {
             Generator::Grid { size, resolution } => generated(mesh::grid(*size, *resolution))?,
+            Generator::Plane { size } => generated(mesh::grid(*size, [2, 2]))?,
             Generator::Icosphere { radius, subdivisions } => generated(mesh::icosphere(*radius, *subdivisions))?,
             Generator::Box { size, resolution } => {
                 let n = match resolution {

@@ -46,6 +46,9 @@ pub struct Scene {
     /// Things the user should know that do not stop the run (e.g. sections parsed but not yet
     /// simulated).
     pub warnings: Vec<String>,
+    /// With `[contact]`: the closest pair of primitives that starts closer than η(1), if any.
+    /// The AVI backend refuses such a start (its layers would begin inside their own range).
+    pub contact_violation: Option<SceneError>,
 }
 
 /// A scene that cannot be used, with where and why.

@@ -89,6 +89,12 @@ pub struct ContactSection {
     pub friction: Option<f64>,
     /// `hash-grid | kdop | all-pairs`.
     pub broad_phase: Option<String>,
+    /// Velocity tolerance ε of vague trajectories, m/s (ACM §5.3).
+    pub tolerance: Option<f64>,
+    /// Slab profitability factor (> 1; ACM §5.1's 11/10).
+    pub profitability: Option<f64>,
+    /// Safety factor on the layers' stable periods (0, 1].
+    pub safety_factor: Option<f64>,
 }
 
 /// `[sync]`.
@@ -248,6 +254,11 @@ pub enum MeshSpec {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "generator", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Generator {
+    /// A rectangle of two triangles in the xy plane, centred (ground and walls for obstacles).
+    Plane {
+        /// m.
+        size: [f64; 2],
+    },
     /// Sheet in the xy plane.
     Grid {
         /// m.

@@ -1,0 +1,741 @@
+//! Contact on the AVI backend (ACM §4–§6; report §6, Algorithms 2–5): discrete penalty layers on
+//! primitive pairs, culled by kinetic separating slabs. `kds/` says *when* a certificate fails;
+//! this module decides *what* happens.
+//!
+//! Pairs: vertex–triangle and edge–edge between triangulated bodies (self-contact included, pairs
+//! sharing a vertex excluded), particle–particle, and particle–triangle. The broad phase is all
+//! pairs (every candidate pair holds a certificate). Per pair, layers 1..=n are active, each on
+//! its own regular clock ticking at multiples of h(l) from t = 0 (law 4), and one certificate, a
+//! slab of thickness η(n + 1), proves layer n + 1 and all deeper ones inactive. Every kick
+//! re-certifies the pairs whose support it touched, unless the new velocity stays inside the
+//! certificate's vague tube (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero,
+//! so they change the cost, never the trajectory (law 5).
+
+use crate::contact::{LayerSchedule, ZenoError};
+use crate::events::Clock;
+use crate::geometry::distance::{
+    closest_edge_edge, closest_point_triangle, gradient_distance_edge_edge, gradient_distance_point_point,
+    gradient_distance_point_triangle,
+};
+use crate::ids::VertexId;
+use crate::kds::{Slab, SlabSide, VagueTrajectory};
+use crate::math::{Real, Time, Vec3};
+use crate::mesh::edges;
+use crate::model::{BodyKind, Model, Motion};
+use smallvec::{smallvec, SmallVec};
+use std::fmt;
+
+/// Contact settings of the AVI backend (the scene's `[contact]` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactSettings {
+    /// η(1) and r(1) (ACM §4).
+    pub layers: LayerSchedule,
+    /// Safety factor on each layer's stable period `2/√(r(l)·Σ 1/m)`.
+    pub safety: Real,
+    /// Velocity tolerance ε of vague trajectories, m/s (ACM §5.3; 0: exact linear trajectories).
+    pub tolerance: Real,
+    /// A slab is built for layer l only when the gap exceeds this factor times η(l); otherwise the
+    /// layer is activated (ACM §5.1 uses 11/10).
+    pub profitability: Real,
+    /// Coefficient of restitution e in [0, 1]: separating pairs feel e·r(l) (biphasic layers,
+    /// ACM §6.2).
+    pub restitution: Real,
+    /// Coulomb coefficient μ ≥ 0, applied per layer impulse (ACM §6.3).
+    pub friction: Real,
+}
+
+impl ContactSettings {
+    /// Default safety factor on layer periods: h(l)·ω(l) = 0.1, so a layer resolves a bounce in
+    /// about 30 ticks. At 0.5 (ω·h = 1) a single bounce of a particle on a wall gains or loses
+    /// up to 50 % of its energy; at 0.05 about 0.5 % (measured, `docs/contact.md`).
+    pub const DEFAULT_SAFETY: Real = 0.05;
+
+    /// Default vague-trajectory tolerance ε, m/s: a vertex's certificates are recomputed only when
+    /// its velocity has moved more than this from the centre of its tube. On two colliding shells
+    /// ε = 0.2 runs 150× faster than ε = 0 for the same trajectory (law 5).
+    pub const DEFAULT_TOLERANCE: Real = 0.1;
+
+    /// Settings with the given layers and safety factor, the default vagueness, the paper's 11/10
+    /// profitability rule, elastic and frictionless.
+    pub fn new(layers: LayerSchedule, safety: Real) -> Self {
+        ContactSettings {
+            layers,
+            safety,
+            tolerance: Self::DEFAULT_TOLERANCE,
+            profitability: 1.1,
+            restitution: 1.0,
+            friction: 0.0,
+        }
+    }
+}
+
+/// Index of a contact pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PairId(pub u32);
+
+/// The primitives of a pair; the "low" side comes first, the "high" side last.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PairKind {
+    /// A vertex (or the centre of a sphere of `radius`) against a triangle.
+    PointTriangle { triangle: [VertexId; 3], point: VertexId, radius: Real },
+    /// Two edges.
+    EdgeEdge { a: [VertexId; 2], b: [VertexId; 2] },
+    /// Two spheres with radii summing to `radii`.
+    Spheres { a: VertexId, b: VertexId, radii: Real },
+}
+
+impl PairKind {
+    /// Stencil vertices: low side first, then high side.
+    fn vertices(&self) -> SmallVec<[VertexId; 4]> {
+        match *self {
+            PairKind::PointTriangle { triangle: [a, b, c], point, .. } => smallvec![a, b, c, point],
+            PairKind::EdgeEdge { a: [a0, a1], b: [b0, b1] } => smallvec![a0, a1, b0, b1],
+            PairKind::Spheres { a, b, .. } => smallvec![a, b],
+        }
+    }
+
+    /// How many of [`vertices`](Self::vertices) are on the low side.
+    fn low_count(&self) -> usize {
+        match self {
+            PairKind::PointTriangle { .. } => 3,
+            PairKind::EdgeEdge { .. } => 2,
+            PairKind::Spheres { .. } => 1,
+        }
+    }
+
+    /// Sum of radii (0 between mesh primitives).
+    fn radii(&self) -> Real {
+        match *self {
+            PairKind::PointTriangle { radius, .. } => radius,
+            PairKind::EdgeEdge { .. } => 0.0,
+            PairKind::Spheres { radii, .. } => radii,
+        }
+    }
+
+    /// The closest points (low, high), the gap (distance − radii) and ∂distance/∂x per stencil
+    /// vertex (in [`vertices`](Self::vertices) order; zero where the distance has no gradient).
+    fn measure(&self, x: &[Vec3]) -> Proximity {
+        match *self {
+            PairKind::PointTriangle { radius, .. } => {
+                let c = closest_point_triangle(x[3], x[0], x[1], x[2]);
+                let g = gradient_distance_point_triangle(x[3], x[0], x[1], x[2]).unwrap_or([Vec3::zeros(); 4]);
+                Proximity {
+                    low: c.point,
+                    high: x[3],
+                    gap: c.distance() - radius,
+                    gradient: smallvec![g[1], g[2], g[3], g[0]],
+                }
+            }
+            PairKind::EdgeEdge { .. } => {
+                let c = closest_edge_edge(x[0], x[1], x[2], x[3]);
+                let g = gradient_distance_edge_edge(x[0], x[1], x[2], x[3]).unwrap_or([Vec3::zeros(); 4]);
+                Proximity { low: c.pa, high: c.pb, gap: c.distance() - 0.0, gradient: g.into_iter().collect() }
+            }
+            PairKind::Spheres { radii, .. } => {
+                let g = gradient_distance_point_point(x[0], x[1]).unwrap_or([Vec3::zeros(); 2]);
+                Proximity {
+                    low: x[0],
+                    high: x[1],
+                    gap: (x[1] - x[0]).norm() - radii,
+                    gradient: g.into_iter().collect(),
+                }
+            }
+        }
+    }
+}
+
+/// What [`PairKind::measure`] finds.
+struct Proximity {
+    low: Vec3,
+    high: Vec3,
+    gap: Real,
+    gradient: SmallVec<[Vec3; 4]>,
+}
+
+/// One contact pair: its active layers' clocks and its certificate.
+#[derive(Debug)]
+struct Pair {
+    kind: PairKind,
+    vertices: SmallVec<[VertexId; 4]>,
+    /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
+    inverse_mass: Real,
+    /// Clocks of layers 1..=n (index l − 1).
+    layers: Vec<Clock>,
+    /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
+    certificate: Option<Slab>,
+    /// Stamp of the last event that re-certified this pair (one re-certification per event).
+    stamp: u64,
+}
+
+/// A request to the event queue from the contact manager.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// (Re)schedule the pair's certificate failure at this time.
+    Certificate(PairId, Time),
+    /// The pair's certificate never fails on current trajectories: remove it from the queue.
+    CancelCertificate(PairId),
+    /// Schedule the next tick of the pair's layer l.
+    Layer(PairId, u32, Time),
+}
+
+/// What a layer event did.
+#[derive(Clone, Debug)]
+pub struct LayerOutcome {
+    /// Index k of the tick on the layer's clock.
+    pub tick: u64,
+    /// The layer's period h(l), s.
+    pub period: Real,
+    /// True if the layer's impulse was nonzero.
+    pub kicked: bool,
+}
+
+/// A contact pair got inside its zero-distance limit: the guarantee was broken (a bug, or a
+/// scripted obstacle pushing through a free body faster than any finite energy can stop).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Penetration {
+    /// The pair's vertices (global indices), low side first.
+    pub vertices: Vec<u32>,
+    /// Its gap, m.
+    pub gap: Real,
+    /// When, s.
+    pub time: Real,
+}
+
+impl fmt::Display for Penetration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "contact pair on vertices {:?} reached gap {:.3e} m at t = {} s: the primitives touch, which the penalty \
+             layers must prevent; scripted obstacles may be driving a body through another (slow them down)",
+            self.vertices, self.gap, self.time
+        )
+    }
+}
+
+/// Why contact handling cannot go on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContactError {
+    /// A layer period fell below the clock's resolution (ACM §9, "Zeno").
+    Zeno(ZenoError),
+    /// A pair touched.
+    Penetration(Penetration),
+}
+
+impl fmt::Display for ContactError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContactError::Zeno(e) => write!(f, "{e}"),
+            ContactError::Penetration(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ContactError {}
+
+/// Penalty layers and certificates of every contact pair (report Algorithms 2–5).
+#[derive(Debug)]
+pub struct ContactManager {
+    settings: ContactSettings,
+    pairs: Vec<Pair>,
+    /// For each vertex, the pairs whose stencil contains it (ACM §5.2's support lists).
+    support: Vec<Vec<PairId>>,
+    /// For each vertex, the centre v₀ of its vague tube (ACM §5.3): certificates assume its
+    /// velocity stays within ε of v₀; a kick that leaves the tube re-centres it and re-certifies
+    /// the vertex's pairs.
+    reference_velocity: Vec<Vec3>,
+    stamp: u64,
+    /// Deepest layer ever activated.
+    deepest_layer: u32,
+    /// Smallest gap seen at a layer or certificate event, m.
+    smallest_gap: Real,
+    /// Certificates recomputed because a kick left their tube.
+    reschedules: u64,
+    /// Kicked vertices whose new velocity stayed in every tube.
+    vague_skips: u64,
+    scratch: Vec<Vec3>,
+}
+
+impl ContactManager {
+    /// Every candidate pair of `model` (all pairs): vertex–triangle and edge–edge between
+    /// triangulated bodies (not sharing a vertex, not both of infinite mass), sphere–sphere and
+    /// sphere–triangle.
+    pub fn new(model: &Model, settings: ContactSettings) -> Self {
+        let v = &model.vertices;
+        let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
+        let mut spheres: Vec<(VertexId, Real)> = Vec::new();
+        let mut points: Vec<VertexId> = Vec::new();
+        let mut segments: Vec<[VertexId; 2]> = Vec::new();
+        let mut triangles: Vec<[VertexId; 3]> = Vec::new();
+        for body in model.bodies.values() {
+            let id = |l: u32| VertexId(body.vertices.start + l);
+            if let BodyKind::Particles { radius } = &body.kind {
+                spheres.extend(body.vertices.clone().map(|i| (VertexId(i), *radius)));
+                continue;
+            }
+            let tris = body.kind.triangles();
+            // a chain's segments are its springs; a mesh's are its triangles' edges
+            let body_segments = match &body.kind {
+                BodyKind::Chain { edges } => edges.clone(),
+                _ => edges(tris),
+            };
+            let mut used: Vec<u32> = tris.iter().flatten().chain(body_segments.iter().flatten()).copied().collect();
+            used.sort_unstable();
+            used.dedup();
+            points.extend(used.into_iter().map(id));
+            segments.extend(body_segments.into_iter().map(|e| e.map(id)));
+            triangles.extend(tris.iter().map(|t| t.map(id)));
+        }
+        let mut kinds = Vec::new();
+        let all_held = |vs: &[VertexId]| vs.iter().all(|&u| held(u));
+        let shares = |a: &[VertexId], b: &[VertexId]| a.iter().any(|u| b.contains(u));
+        // a pair is a candidate unless it shares a vertex or cannot move at all
+        let candidate = |a: &[VertexId], b: &[VertexId]| !shares(a, b) && !(all_held(a) && all_held(b));
+        for &t in &triangles {
+            for &p in &points {
+                if candidate(&t, &[p]) {
+                    kinds.push(PairKind::PointTriangle { triangle: t, point: p, radius: 0.0 });
+                }
+            }
+            for &(p, radius) in &spheres {
+                if candidate(&t, &[p]) {
+                    kinds.push(PairKind::PointTriangle { triangle: t, point: p, radius });
+                }
+            }
+        }
+        for (i, &a) in segments.iter().enumerate() {
+            for &b in &segments[i + 1..] {
+                if candidate(&a, &b) {
+                    kinds.push(PairKind::EdgeEdge { a, b });
+                }
+            }
+        }
+        for (i, &(a, ra)) in spheres.iter().enumerate() {
+            for &(b, rb) in &spheres[i + 1..] {
+                if candidate(&[a], &[b]) {
+                    kinds.push(PairKind::Spheres { a, b, radii: ra + rb });
+                }
+            }
+        }
+        let mut support = vec![Vec::new(); v.len()];
+        let pairs = kinds
+            .into_iter()
+            .enumerate()
+            .map(|(k, kind)| {
+                let vertices = kind.vertices();
+                for u in &vertices {
+                    support[u.index()].push(PairId(k as u32));
+                }
+                let inverse_mass = vertices.iter().map(|&u| 1.0 / v.effective_mass(u)).sum();
+                Pair { kind, vertices, inverse_mass, layers: Vec::new(), certificate: None, stamp: 0 }
+            })
+            .collect();
+        ContactManager {
+            settings,
+            pairs,
+            support,
+            reference_velocity: v.velocities().to_vec(),
+            stamp: 0,
+            deepest_layer: 0,
+            smallest_gap: Real::INFINITY,
+            reschedules: 0,
+            vague_skips: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &ContactSettings {
+        &self.settings
+    }
+
+    /// Number of candidate pairs.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Number of layers active now, over all pairs.
+    pub fn active_layers(&self) -> usize {
+        self.pairs.iter().map(|p| p.layers.len()).sum()
+    }
+
+    /// Deepest layer ever activated (0: no layer was ever active).
+    pub fn deepest_layer(&self) -> u32 {
+        self.deepest_layer
+    }
+
+    /// Smallest gap seen at a contact event, m (+∞ before any).
+    pub fn smallest_gap(&self) -> Real {
+        self.smallest_gap
+    }
+
+    /// Certificates recomputed because a kick moved a vertex out of its tube.
+    pub fn reschedules(&self) -> u64 {
+        self.reschedules
+    }
+
+    /// Kicks that stayed inside every tube of the vertex (ACM §5.3: nothing rescheduled).
+    pub fn vague_skips(&self) -> u64 {
+        self.vague_skips
+    }
+
+    /// The stencil of `pair`: low side first.
+    pub fn stencil(&self, pair: PairId) -> &SmallVec<[VertexId; 4]> {
+        &self.pairs[pair.0 as usize].vertices
+    }
+
+    /// The period of layer `l` of `pair`, s.
+    pub fn layer_period(&self, pair: PairId, l: u32) -> Real {
+        self.settings.layers.period(l, self.pairs[pair.0 as usize].inverse_mass, self.settings.safety)
+    }
+
+    /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
+    /// pair, Σ over l with η(l) > gap of ½ r(l) (gap − η(l))² (with restitution, the compression
+    /// stiffness).
+    pub fn energy(&self, positions: &[Vec3]) -> Real {
+        let layers = self.settings.layers;
+        let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
+        let mut total = 0.0;
+        for pair in self.pairs.iter().filter(|p| !p.layers.is_empty()) {
+            x.clear();
+            x.extend(pair.vertices.iter().map(|u| positions[u.index()]));
+            let gap = pair.kind.measure(&x).gap;
+            let mut l = 1;
+            while layers.thickness(l) > gap && l < u32::MAX {
+                total += 0.5 * layers.stiffness(l) * (gap - layers.thickness(l)).powi(2);
+                l += 1;
+            }
+        }
+        total
+    }
+
+    /// Certifies every pair at t = 0. Refuses a start where a pair is closer than η(1) (or
+    /// touches): the layers would start inside their own range and no guarantee could hold.
+    pub fn start(&mut self, model: &Model) -> Result<Vec<Schedule>, StartError> {
+        let mut out = Vec::new();
+        let thickness = self.settings.layers.thickness(1);
+        for k in 0..self.pairs.len() {
+            self.fill_positions(k, model, Time::ZERO);
+            let gap = self.pairs[k].kind.measure(&self.scratch).gap;
+            if gap <= thickness {
+                return Err(StartError {
+                    vertices: self.pairs[k].vertices.iter().map(|u| u.0).collect(),
+                    gap,
+                    thickness,
+                });
+            }
+        }
+        for k in 0..self.pairs.len() {
+            self.certify(k, Time::ZERO, model, &mut out).map_err(|e| StartError {
+                vertices: self.pairs[k].vertices.iter().map(|u| u.0).collect(),
+                gap: match e {
+                    ContactError::Penetration(p) => p.gap,
+                    ContactError::Zeno(_) => 0.0,
+                },
+                thickness,
+            })?;
+        }
+        Ok(out)
+    }
+
+    fn fill_positions(&mut self, k: usize, model: &Model, t: Time) {
+        self.scratch.clear();
+        let v = &model.vertices;
+        self.scratch.extend(self.pairs[k].vertices.iter().map(|&u| v.position_at(u, t.seconds())));
+    }
+
+    /// A certificate failed at `t`: find a new slab or activate layers (Algorithm 4).
+    pub fn certificate_failed(&mut self, pair: PairId, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+        let mut out = Vec::new();
+        let k = pair.0 as usize;
+        self.pairs[k].certificate = None;
+        self.certify(k, t, model, &mut out)?;
+        Ok(out)
+    }
+
+    /// Sets pair `k` up at time `t`: activates layers while no profitable slab exists, then
+    /// certifies the next layer with a slab of its thickness (Algorithms 2 and 4).
+    fn certify(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+        let s = self.settings;
+        self.fill_positions(k, model, t);
+        let proximity = self.pairs[k].kind.measure(&self.scratch);
+        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        let pair = &self.pairs[k];
+        let penetration = || {
+            ContactError::Penetration(Penetration {
+                vertices: pair.vertices.iter().map(|u| u.0).collect(),
+                gap: proximity.gap,
+                time: t.seconds(),
+            })
+        };
+        if proximity.gap.is_nan() || proximity.gap <= 0.0 {
+            return Err(penetration());
+        }
+        // The slab normal joins the closest points; the supporting planes of the two sides along it
+        // are measured from the vertices themselves, so the slab separates them by construction.
+        let Some(normal) = (proximity.high - proximity.low).try_normalize(0.0) else {
+            return Err(penetration());
+        };
+        let lows = pair.kind.low_count();
+        let radii = pair.kind.radii();
+        let (mut low_support, mut high_support) = (Real::NEG_INFINITY, Real::INFINITY);
+        for (i, x) in self.scratch.iter().enumerate() {
+            if i < lows {
+                low_support = low_support.max(normal.dot(x));
+            } else {
+                high_support = high_support.min(normal.dot(x));
+            }
+        }
+        let room = high_support - low_support - radii;
+        loop {
+            let next = self.pairs[k].layers.len() as u32 + 1;
+            let eta = s.layers.thickness(next);
+            if room > s.profitability * eta {
+                self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, out)?;
+        }
+    }
+
+    /// Puts a slab of `thickness` centred in the gap between the supports and schedules its
+    /// failure on the vertices' tubes (capped at the next change of a scripted velocity).
+    #[allow(clippy::too_many_arguments)]
+    fn schedule_slab(
+        &mut self,
+        k: usize,
+        t: Time,
+        model: &Model,
+        normal: Vec3,
+        low_support: Real,
+        thickness: Real,
+        high_support: Real,
+        out: &mut Vec<Schedule>,
+    ) {
+        let v = &model.vertices;
+        let tolerance = self.settings.tolerance;
+        let pair = &mut self.pairs[k];
+        let lows = pair.kind.low_count();
+        let mut next_change = Real::INFINITY;
+        let tubes: SmallVec<[VagueTrajectory; 4]> = pair
+            .vertices
+            .iter()
+            .zip(&self.scratch)
+            .map(|(&u, &x0)| match v.motion(u) {
+                Motion::Free => VagueTrajectory { x0, v0: self.reference_velocity[u.index()], tolerance },
+                Motion::Fixed => VagueTrajectory::linear(x0, Vec3::zeros()),
+                Motion::Scripted(path) => {
+                    for change in [path.start, path.stop] {
+                        if change > t.seconds() {
+                            next_change = next_change.min(change);
+                        }
+                    }
+                    VagueTrajectory::linear(x0, path.velocity(t.seconds()))
+                }
+            })
+            .collect();
+        let (low, high) = tubes.split_at(lows);
+        let middle = 0.5 * (low_support + high_support);
+        let speed = crate::kds::slab::balanced_speed(&normal, low, high);
+        let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
+        let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
+        pair.certificate = Some(slab);
+        let id = PairId(k as u32);
+        out.push(if failure.is_finite() {
+            Schedule::Certificate(id, Time::new(failure.max(t.seconds())).expect("finite failure time"))
+        } else {
+            Schedule::CancelCertificate(id)
+        });
+    }
+
+    /// Puts layer `l` of pair `k` on its clock: the first multiple of h(l) after `t` (report §6:
+    /// activation picks the next multiple; it never restarts a clock).
+    fn activate(&mut self, k: usize, l: u32, t: Time, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+        let s = self.settings;
+        let pair = &mut self.pairs[k];
+        let h = s.layers.checked_period(l, pair.inverse_mass, s.safety, t).map_err(ContactError::Zeno)?;
+        let mut clock = Clock::new(h);
+        clock.skip_to_after(t);
+        out.push(Schedule::Layer(PairId(k as u32), l, clock.next_time()));
+        pair.layers.push(clock);
+        pair.certificate = None;
+        self.deepest_layer = self.deepest_layer.max(l);
+        Ok(())
+    }
+
+    /// A tick of layer `l` of `pair` at `t` (report Algorithm 3): drift the stencil, kick it with
+    /// −h(l)·c·r(l)·g·∇d (and friction) if the layer is penetrated, retire the deepest layer when
+    /// its impulse was zero and the pair is separating with room for a slab. Returns what happened
+    /// and pushes the next tick (if the layer stays active) to `out`.
+    pub fn layer_tick(
+        &mut self,
+        pair: PairId,
+        l: u32,
+        t: Time,
+        model: &mut Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<LayerOutcome, ContactError> {
+        let s = self.settings;
+        let k = pair.0 as usize;
+        for &u in &self.pairs[k].vertices {
+            model.vertices.drift_to(u, t.seconds());
+        }
+        self.fill_positions(k, model, t);
+        let proximity = self.pairs[k].kind.measure(&self.scratch);
+        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        let p = &mut self.pairs[k];
+        let clock = &mut p.layers[l as usize - 1];
+        let tick = clock.advance();
+        debug_assert_eq!(clock.time_of(tick), t, "law 4: a layer event off its clock");
+        let h = clock.period();
+        let next_tick = clock.next_time();
+
+        let v = &mut model.vertices;
+        let gap_rate: Real = p.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let g = proximity.gap - s.layers.thickness(l);
+        let kicked = g < 0.0;
+        if kicked {
+            // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
+            let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
+            let normal_impulse = h * c * s.layers.stiffness(l) * g; // ≤ 0: pushes apart
+            for (&u, gu) in p.vertices.iter().zip(&proximity.gradient) {
+                v.kick(u, gu * normal_impulse);
+            }
+            if s.friction > 0.0 {
+                let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
+                apply_friction(&p.vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
+            }
+        }
+        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
+        // a profitable slab of this layer's thickness
+        let deepest = l as usize == p.layers.len();
+        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * s.layers.thickness(l);
+        if retire {
+            p.layers.pop();
+            p.certificate = None;
+            self.certify(k, t, model, out)?;
+        } else {
+            out.push(Schedule::Layer(pair, l, next_tick));
+        }
+        Ok(LayerOutcome { tick, period: h, kicked })
+    }
+
+    /// After the velocities of `kicked` changed at `t`: each free vertex whose new velocity left
+    /// its vague tube (‖v − v₀‖ > ε) is re-centred, and every pair it supports is re-certified
+    /// (ACM §5.2–§5.3); kicks inside the tube reschedule nothing.
+    pub fn after_kick(
+        &mut self,
+        kicked: &[VertexId],
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let v = &model.vertices;
+        for &u in kicked {
+            if !matches!(v.motion(u), Motion::Free) {
+                continue;
+            }
+            let velocity = v.velocity(u);
+            if (velocity - self.reference_velocity[u.index()]).norm() <= self.settings.tolerance {
+                self.vague_skips += 1;
+                continue;
+            }
+            self.reference_velocity[u.index()] = velocity;
+            for i in 0..self.support[u.index()].len() {
+                let k = self.support[u.index()][i].0 as usize;
+                let pair = &mut self.pairs[k];
+                if pair.stamp == stamp || pair.certificate.is_none() {
+                    continue;
+                }
+                pair.stamp = stamp;
+                self.reschedules += 1;
+                self.certify(k, t, model, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ContactManager {
+    /// Audit (issue 3's debug mode): at time `t`, every pair either has its layers active or a
+    /// certificate whose slab still separates its vertices (each low vertex on or below the low
+    /// plane, each high vertex on or above the high plane). A pair that holds neither would be
+    /// unguarded. Uses only the slabs and the vertices' trajectories, never the distance code.
+    pub fn audit(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
+        let v = &model.vertices;
+        for (k, pair) in self.pairs.iter().enumerate() {
+            let Some(slab) = &pair.certificate else {
+                if pair.layers.is_empty() {
+                    return Err(AuditFailure {
+                        pair: PairId(k as u32),
+                        time: t.seconds(),
+                        what: "no layer and no slab",
+                    });
+                }
+                continue;
+            };
+            let lows = pair.kind.low_count();
+            // spheres: the slab's thickness already holds the radii, so the centres are checked
+            for (i, &u) in pair.vertices.iter().enumerate() {
+                let x = slab.normal.dot(&v.position_at(u, t.seconds()));
+                let scale = 1e-12 * (1.0 + x.abs());
+                let ok = if i < lows {
+                    x <= slab.plane(SlabSide::Low, t.seconds()) + scale
+                } else {
+                    x >= slab.plane(SlabSide::High, t.seconds()) - scale
+                };
+                if !ok {
+                    return Err(AuditFailure {
+                        pair: PairId(k as u32),
+                        time: t.seconds(),
+                        what: "a vertex crossed its slab",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the audit found wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditFailure {
+    /// The pair.
+    pub pair: PairId,
+    /// When, s.
+    pub time: Real,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+impl fmt::Display for AuditFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "audit at t = {} s: contact pair {}: {}", self.time, self.pair.0, self.what)
+    }
+}
+
+/// Coulomb friction with an impulse of magnitude `limit` against the relative tangential velocity
+/// of the closest points (ACM §6.3), split over the stencil like the normal impulse, so linear
+/// momentum is kept exactly.
+fn apply_friction(vertices: &[VertexId], gradient: &[Vec3], normal: Vec3, limit: Real, v: &mut crate::model::Vertices) {
+    // signed weights s_u: ∇_u d = s_u · n
+    let weights: SmallVec<[Real; 4]> = gradient.iter().map(|g| g.dot(&normal)).collect();
+    let relative: Vec3 = vertices.iter().zip(&weights).map(|(&u, s)| v.velocity(u) * *s).sum();
+    let tangential = relative - normal * normal.dot(&relative);
+    let Some(direction) = tangential.try_normalize(1e-300) else { return };
+    for (&u, s) in vertices.iter().zip(&weights) {
+        v.kick(u, direction * (limit * s));
+    }
+}
+
+/// A contact pair closer than η(1) at t = 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartError {
+    /// The pair's vertices (global indices), low side first.
+    pub vertices: Vec<u32>,
+    /// Its gap, m.
+    pub gap: Real,
+    /// η(1), m.
+    pub thickness: Real,
+}

@@ -1,0 +1,281 @@
+//! Contact on the AVI backend (issue 3, this step: particle–particle and vertex/particle–obstacle
+//! pairs): the pogo spring of ACM §3 / report §8.1, the particle between two walls of report §9,
+//! momentum in a collision, clock integrity of the layers, and refusal of intersecting starts.
+
+use avicontact::ids::VertexId;
+use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};
+use avicontact::scene;
+use avicontact::Simulation;
+use nalgebra::Vector3;
+use std::path::Path;
+
+type V3 = Vector3<f64>;
+
+fn simulation(text: &str) -> Simulation {
+    let s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(s.model, s.forces, s.parameters).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Energy, positions and momenta per frame; every layer event checked against its clock.
+#[derive(Default)]
+struct Record {
+    frames: Vec<(f64, f64, Vec<V3>, V3, V3)>,
+    layer_events: u64,
+    off_clock: Vec<String>,
+}
+
+impl Observer for Record {
+    fn on_event(&mut self, e: &EventRecord) {
+        if e.kind == EventKind::Layer {
+            self.layer_events += 1;
+            if e.time.seconds() != e.tick as f64 * e.period {
+                self.off_clock.push(format!("layer event at {} is not a multiple of {}", e.time.seconds(), e.period));
+            }
+        }
+    }
+
+    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
+        let v = &f.model.vertices;
+        let (mut p, mut l) = (V3::zeros(), V3::zeros());
+        for (i, x) in f.positions.iter().enumerate() {
+            let id = VertexId(i as u32);
+            if v.effective_mass(id).is_finite() {
+                p += v.velocity(id) * v.mass(id);
+                l += x.cross(&(v.velocity(id) * v.mass(id)));
+            }
+        }
+        self.frames.push((f.time.seconds(), f.stats.total(), f.positions.to_vec(), p, l));
+        Ok(())
+    }
+}
+
+fn slope(samples: &[(f64, f64)]) -> f64 {
+    let n = samples.len() as f64;
+    let (mt, my) = samples.iter().fold((0.0, 0.0), |(a, b), (t, y)| (a + t / n, b + y / n));
+    samples.iter().map(|(t, y)| (t - mt) * (y - my)).sum::<f64>()
+        / samples.iter().map(|(t, _)| (t - mt).powi(2)).sum::<f64>()
+}
+
+#[test]
+fn particle_between_two_walls_keeps_its_energy_and_stays_out() {
+    // far from the walls' diagonals (two-triangle planes), so only one triangle of each wall is near
+    // (r₁ = 1, η = 1, the report's sixth case, is not passed yet: the pair is driven through
+    // the layers and the run stops with a Zeno error; see the issue note)
+    for (r1, eta) in [(1.0, 1.0), (1.0, 0.1), (0.1, 1.0), (0.1, 0.1), (0.01, 1.0), (0.01, 0.1)] {
+        let text = format!(
+            r#"
+[simulation]
+duration = 40.0
+frame_rate = 10.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = {eta}
+stiffness = {r1}
+safety_factor = 0.02
+[[body]]
+name = "p"
+kind = "particles"
+radius = 0.05
+mass = 1.0
+positions = [[0.0, 20.0, 20.0]]
+velocity = [1.0, 0.0, 0.0]
+[[body]]
+name = "left"
+kind = "obstacle"
+mesh = {{ generator = "grid", size = [100.0, 100.0], resolution = [2, 2] }}
+transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [-2.5, 0.0, 0.0] }}
+[[body]]
+name = "right"
+kind = "obstacle"
+mesh = {{ generator = "grid", size = [100.0, 100.0], resolution = [2, 2] }}
+transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [2.5, 0.0, 0.0] }}
+"#
+        );
+        let mut sim = simulation(&text);
+        let mut r = Record::default();
+        sim.run(&mut r).unwrap();
+        let e0 = r.frames[0].1;
+        let xmax = r.frames.iter().map(|f| f.2[0].x.abs()).fold(0.0, f64::max);
+        assert!(xmax + 0.05 < 2.5, "r₁ = {r1}, η = {eta}: the particle reached a wall: |x| = {xmax}");
+        // between contacts the energy is kinetic only: compare those frames
+        let free: Vec<(f64, f64)> =
+            r.frames.iter().filter(|f| f.2[0].x.abs() + 0.05 < 2.5 - eta).map(|f| (f.0, f.1)).collect();
+        let spread = free.iter().map(|f| ((f.1 - e0) / e0).abs()).fold(0.0, f64::max);
+        let drift = slope(&free) * 40.0 / e0;
+        println!("r₁ = {r1}, η = {eta}: deepest |x| {xmax:.4}, energy spread between contacts {spread:.2e}, fitted change over the run {drift:.2e}, layer events {}", r.layer_events);
+        assert!(spread < 0.015, "r₁ = {r1}, η = {eta}: energy changed by {spread}");
+        assert!(drift.abs() < 0.015, "r₁ = {r1}, η = {eta}: energy drifts by {drift} over the run");
+        assert!(r.layer_events > 0 && r.off_clock.is_empty());
+    }
+}
+
+#[test]
+fn colliding_particles_keep_linear_and_angular_momentum() {
+    let text = r#"
+[simulation]
+duration = 3.0
+frame_rate = 20.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.02
+stiffness = 100.0
+[[body]]
+name = "a"
+kind = "particles"
+radius = 0.1
+mass = 1.0
+positions = [[-1.0, 0.05, 0.0]]
+velocity = [1.0, 0.0, 0.1]
+[[body]]
+name = "b"
+kind = "particles"
+radius = 0.1
+mass = 2.5
+positions = [[1.0, -0.05, 0.02]]
+velocity = [-0.7, 0.1, 0.0]
+"#;
+    let mut sim = simulation(text);
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap();
+    assert!(r.layer_events > 0, "they collided");
+    let (p0, l0) = (r.frames[0].3, r.frames[0].4);
+    for f in &r.frames {
+        assert!((f.3 - p0).norm() <= 1e-12 * p0.norm(), "linear momentum {} vs {p0}", f.3);
+        assert!((f.4 - l0).norm() <= 1e-12 * l0.norm(), "angular momentum {} vs {l0}", f.4);
+    }
+    // and they bounced apart
+    let last = r.frames.last().unwrap();
+    assert!(last.2[0].x < last.2[1].x - 0.2);
+    assert!(sim.avi().unwrap().contact().unwrap().deepest_layer() >= 1);
+}
+
+#[test]
+fn an_intersecting_start_is_refused_naming_the_pair() {
+    let text = r#"
+[contact]
+thickness = 0.1
+[[body]]
+name = "p"
+kind = "particles"
+radius = 0.05
+mass = 1.0
+positions = [[0.0, 0.0, 0.02]]
+[[body]]
+name = "ground"
+kind = "obstacle"
+mesh = { generator = "grid", size = [1.0, 1.0], resolution = [2, 2] }
+"#;
+    let s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap();
+    let violation = s.contact_violation.as_ref().expect("the start is inside the layers").to_string();
+    assert!(violation.contains("particle 0 of \"p\"") && violation.contains("of \"ground\""), "{violation}");
+    let e = Simulation::new(s.model, s.forces, s.parameters).unwrap_err();
+    assert!(e.to_string().contains("below the contact thickness"), "{e}");
+}
+
+/// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
+/// and edge–edge pairs between them, self-contact pairs within each.
+fn colliding_shells(subdivisions: u32, tolerance: f64, profitability: f64) -> String {
+    format!(
+        r#"
+[simulation]
+duration = 1.2
+frame_rate = 25.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.01
+stiffness = 200.0
+tolerance = {tolerance}
+profitability = {profitability}
+[[body]]
+name = "a"
+kind = "shell"
+mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
+transform = {{ translate = [-0.16, 0.03, 0.0] }}
+density = 1.0
+stretching = 100.0
+bending = 0.01
+velocity = [0.5, 0.0, 0.02]
+angular_velocity = [0.0, 0.0, 2.0]
+[[body]]
+name = "b"
+kind = "shell"
+mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
+transform = {{ translate = [0.16, -0.03, 0.01] }}
+density = 2.0
+stretching = 100.0
+bending = 0.01
+velocity = [-0.4, 0.05, 0.0]
+"#
+    )
+}
+
+/// Runs `text` event by event; with `audit`, checks after each one that every contact pair is
+/// guarded by active layers or a slab that still separates its vertices.
+fn run_events(text: &str, audit: bool) -> (Simulation, Record) {
+    let mut sim = simulation(text);
+    let mut r = Record::default();
+    while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= 1.2) {
+        sim.step_event(&mut r).unwrap();
+        if audit {
+            let contact = sim.avi().unwrap().contact().unwrap();
+            contact.audit(sim.model(), sim.now()).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    (sim, r)
+}
+
+#[test]
+fn colliding_shells_keep_momentum_and_bounce_apart() {
+    let (sim, r) = run_events(&colliding_shells(1, 0.1, 1.1), false);
+    let contact = sim.avi().unwrap().contact().unwrap();
+    assert!(
+        r.layer_events > 100 && contact.deepest_layer() >= 1,
+        "the shells collided: {} layer events",
+        r.layer_events
+    );
+    assert!(r.off_clock.is_empty(), "{:?}", &r.off_clock[..r.off_clock.len().min(3)]);
+    let (p0, l0) = (r.frames[0].3, r.frames[0].4);
+    for f in &r.frames {
+        assert!((f.3 - p0).norm() <= 1e-12 * p0.norm(), "linear momentum {} vs {p0} at t = {}", f.3, f.0);
+        assert!((f.4 - l0).norm() <= 1e-12 * l0.norm(), "angular momentum {} vs {l0} at t = {}", f.4, f.0);
+    }
+    // they bounced: the centres separate again
+    let centre = |x: &[V3], range: std::ops::Range<usize>| range.clone().map(|i| x[i]).sum::<V3>() / range.len() as f64;
+    let last = &r.frames.last().unwrap().2;
+    let (ca, cb) = (centre(last, 0..42), centre(last, 42..84));
+    assert!(cb.x - ca.x > 0.25, "the shells bounced apart: centres {ca} {cb}");
+    println!(
+        "shells: {} pairs, deepest layer {}, smallest gap {:.2e} m, {} reschedules, {} kicks inside the tubes",
+        contact.pair_count(),
+        contact.deepest_layer(),
+        contact.smallest_gap(),
+        contact.reschedules(),
+        contact.vague_skips()
+    );
+}
+
+#[test]
+fn vagueness_and_profitability_change_the_cost_not_the_trajectory() {
+    // law 5: certificates only skip ticks whose impulse is zero, so the frames agree to round-off;
+    // every event of every run is audited
+    let (reference, r0) = run_events(&colliding_shells(0, 0.0, 1.1), true);
+    assert!(r0.layer_events > 100, "the shells collided");
+    for (tolerance, profitability) in [(0.1, 1.1), (0.0, 2.0), (0.5, 1.5)] {
+        let (sim, r) = run_events(&colliding_shells(0, tolerance, profitability), true);
+        assert_eq!(r.frames.len(), r0.frames.len());
+        let worst = r
+            .frames
+            .iter()
+            .zip(&r0.frames)
+            .flat_map(|(a, b)| a.2.iter().zip(&b.2).map(|(x, y)| (x - y).norm()))
+            .fold(0.0, f64::max);
+        let c = sim.avi().unwrap().contact().unwrap();
+        let c0 = reference.avi().unwrap().contact().unwrap();
+        println!(
+            "ε = {tolerance}, profitability {profitability}: largest position difference {worst:.1e} m; reschedules {} vs {}",
+            c.reschedules(),
+            c0.reschedules()
+        );
+        assert!(worst < 1e-9, "ε = {tolerance}, profitability {profitability}: frames differ by {worst} m");
+    }
+}
