@@ -279,3 +279,146 @@ fn vagueness_and_profitability_change_the_cost_not_the_trajectory() {
         assert!(worst < 1e-9, "ε = {tolerance}, profitability {profitability}: frames differ by {worst} m");
     }
 }
+
+#[test]
+fn a_sheet_draped_on_a_sphere_never_intersects_it_or_itself() {
+    // safety (law 1), by the independent exact checker on every written frame
+    let dir = std::env::temp_dir().join(format!("avicontact-sheet-on-sphere-{}", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_avicontact");
+    let run = std::process::Command::new(bin)
+        .args(["run", "sheet-on-sphere", "--duration", "0.4", "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 1000, "the sheet landed: {summary}");
+    let check = std::process::Command::new(bin).arg("check").arg(&dir).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("13 frames checked, no intersection"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 27 spheres (radius 0.1 m, 1 kg) in a closed 1.5 m box with speeds up to `speed` m/s.
+fn small_box(gravity: f64, restitution: f64, speed: f64, duration: f64, safety: f64) -> String {
+    format!(
+        r#"
+[simulation]
+duration = {duration}
+frame_rate = 20.0
+gravity = [0.0, 0.0, {gravity}]
+[contact]
+thickness = 0.02
+stiffness = 1000.0
+restitution = {restitution}
+tolerance = 0.5
+safety_factor = {safety}
+[[body]]
+name = "spheres"
+kind = "particles"
+radius = 0.1
+mass = 1.0
+positions = {{ generator = "lattice", min = [-0.5, -0.5, -0.5], max = [0.5, 0.5, 0.5], count = 27, seed = 3, max_speed = {speed} }}
+[[body]]
+name = "box"
+kind = "obstacle"
+mesh = {{ generator = "box", size = [1.5, 1.5, 1.5] }}
+"#
+    )
+}
+
+#[test]
+fn spheres_in_a_box_keep_their_energy_without_gravity() {
+    let mut sim = simulation(&small_box(0.0, 1.0, 3.0, 20.0, 0.02));
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap();
+    let e0 = r.frames[0].1;
+    let energies: Vec<(f64, f64)> = r.frames.iter().map(|f| (f.0, f.1)).collect();
+    let spread = energies.iter().map(|(_, e)| ((e - e0) / e0).abs()).fold(0.0, f64::max);
+    let change = slope(&energies) * 20.0 / e0;
+    let c = sim.avi().unwrap().contact().unwrap();
+    println!(
+        "27 spheres, 20 s: energy spread {spread:.2e}, fitted change {change:.2e}, {} layer events, deepest layer {}",
+        r.layer_events,
+        c.deepest_layer()
+    );
+    assert!(r.layer_events > 10_000, "many collisions");
+    assert!(spread < 0.01 && change.abs() < 0.005, "spread {spread}, change {change}");
+    assert!(r.off_clock.is_empty());
+}
+
+#[test]
+fn restitution_below_one_dissipates_smoothly_and_faster_when_smaller() {
+    let mut finals: Vec<(f64, f64, f64)> = Vec::new();
+    for e in [1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.0] {
+        let mut sim = simulation(&small_box(-9.8, e, 3.0, 3.0, 0.05));
+        let mut r = Record::default();
+        sim.run(&mut r).unwrap();
+        // energy above the lowest a sphere can have (resting on the floor, z = −0.75 + 0.1)
+        let ground = 27.0 * 9.8 * -0.65;
+        let e0 = r.frames[0].1 - ground;
+        let relative: Vec<f64> = r.frames.iter().map(|f| (f.1 - ground) / e0).collect();
+        // smooth: between frames the energy (taken between impacts or mid-impact) never jumps up
+        // by more than a few percent of the start
+        let worst_rise = relative.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+        let last = *relative.last().unwrap();
+        // how fast it decays: the mean over the run (the settled piles all end near the same level)
+        let mean = relative.iter().sum::<f64>() / relative.len() as f64;
+        println!("restitution {e}: mean energy {mean:.4} and final {last:.4} of the start, largest rise between frames {worst_rise:.2e}");
+        if e < 1.0 {
+            assert!(worst_rise < 0.05, "restitution {e}: energy rose by {worst_rise} between frames");
+        }
+        finals.push((e, mean, last));
+    }
+    assert!((finals[0].2 - 1.0).abs() < 0.02, "elastic: {:?}", finals[0]);
+    // less restitution, faster decay; below 0.2 the spheres come to rest within a bounce or two and
+    // e = 0.2 and e = 0 decay alike (mean energies within 3 % of each other)
+    for w in finals.windows(2) {
+        assert!(w[1].1 < w[0].1 * 1.03, "less restitution, less energy left: {w:?}");
+    }
+    assert!(finals[1].1 < 0.8 * finals[0].1 && finals[5].1 < 0.5 * finals[1].1, "{finals:?}");
+}
+
+#[test]
+fn inelastic_contact_leaves_at_most_the_papers_residual_speed() {
+    // ACM §6.2: with e = 0 the layers can leave a separating speed of at most r(l)·η(l)·h(l) (per
+    // unit mass) for each layer that acted
+    let text = r#"
+[simulation]
+duration = 2.0
+frame_rate = 100.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.05
+stiffness = 100.0
+restitution = 0.0
+[[body]]
+name = "ball"
+kind = "particles"
+radius = 0.1
+mass = 1.0
+positions = [[0.0, 0.0, 0.5]]
+velocity = [0.0, 0.0, -1.0]
+[[body]]
+name = "floor"
+kind = "obstacle"
+mesh = { generator = "plane", size = [4.0, 4.0] }
+"#;
+    let mut sim = simulation(text);
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap();
+    let c = sim.avi().unwrap().contact().unwrap();
+    let s = c.settings();
+    let bound: f64 = (1..=c.deepest_layer())
+        .map(|l| s.layers.stiffness(l) * s.layers.thickness(l) * s.layers.period(l, 1.0, s.safety))
+        .sum();
+    let residual = sim.model().vertices.velocity(VertexId(0)).z;
+    println!(
+        "e = 0: residual separating speed {residual:.3e} m/s, bound {bound:.3e} m/s over {} layers",
+        c.deepest_layer()
+    );
+    assert!(c.deepest_layer() >= 1);
+    assert!(residual.abs() <= bound, "residual {residual} above the bound {bound}");
+    assert!(residual < 0.2, "the ball did not bounce back: {residual}");
+}

@@ -289,7 +289,7 @@ impl ContactManager {
         let all_held = |vs: &[VertexId]| vs.iter().all(|&u| held(u));
         let shares = |a: &[VertexId], b: &[VertexId]| a.iter().any(|u| b.contains(u));
         // a pair is a candidate unless it shares a vertex or cannot move at all
-        let candidate = |a: &[VertexId], b: &[VertexId]| !shares(a, b) && !(all_held(a) && all_held(b));
+        let candidate = |a: &[VertexId], b: &[VertexId]| !(shares(a, b) || (all_held(a) && all_held(b)));
         for &t in &triangles {
             for &p in &points {
                 if candidate(&t, &[p]) {

@@ -5,6 +5,10 @@ const SCENES: &[(&str, &str)] = &[
     ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
     ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
     ("sheet-on-block", include_str!("../../scenes/sheet-on-block.toml")),
+    ("particle-walls", include_str!("../../scenes/particle-walls.toml")),
+    ("particle-box", include_str!("../../scenes/particle-box.toml")),
+    ("particle-box-gravity", include_str!("../../scenes/particle-box-gravity.toml")),
+    ("sheet-on-sphere", include_str!("../../scenes/sheet-on-sphere.toml")),
 ];
 
 /// Names of the built-in scenes.
