@@ -41,6 +41,10 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// AVI: measure wall time by event kind and contact rescheduling (summary.json
+        /// `seconds_by_kind`; two clock reads per event).
+        #[arg(long)]
+        profile: bool,
         /// AVI with contact: after every event, check that every contact pair is guarded by active
         /// penalty layers or a slab that still separates it (slow; for debugging).
         #[arg(long)]
@@ -92,8 +96,8 @@ fn bad_input(message: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run { scene, out, duration, backend, quiet, audit } => {
-            run(&scene, &out, duration, backend, quiet, audit)
+        Command::Run { scene, out, duration, backend, quiet, audit, profile } => {
+            run(&scene, &out, duration, backend, quiet, audit, profile)
         }
         Command::Info { scene } => info(&scene),
         Command::Compare { scene, runs, out, duration, quiet } => compare(&scene, &runs, &out, duration, quiet),
@@ -146,6 +150,7 @@ fn run(
     backend: Option<String>,
     quiet: bool,
     audit: bool,
+    profile: bool,
 ) -> ExitCode {
     let mut s = match load(scene) {
         Ok(s) => s,
@@ -177,6 +182,7 @@ fn run(
     };
     if let Some(engine) = sim.avi_mut() {
         engine.set_audit(audit);
+        engine.set_profile(profile);
     }
     let mut writer = match FrameWriter::create(out, sim.model()) {
         Ok(w) => w,
@@ -204,6 +210,11 @@ fn run(
         deepest_layer: sim.avi().and_then(|e| e.contact()).map_or(0, |c| c.deepest_layer()),
         smallest_distance: sim.avi().and_then(|e| e.contact()).map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
         wall_seconds: counters.wall_seconds,
+        seconds_by_kind: profile.then(|| {
+            let mut split = counters.seconds_by_kind();
+            split.insert("rescheduling", counters.rescheduling_seconds);
+            split
+        }),
         events_per_second: counters.events as f64 / counters.wall_seconds.max(1e-12),
     };
     let summary_written = write_summary(out, &summary);

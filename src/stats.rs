@@ -9,10 +9,13 @@ use std::collections::BTreeMap;
 pub struct Counters {
     labels: Vec<&'static str>,
     counts: Vec<u64>,
+    seconds: BTreeMap<&'static str, f64>,
     /// All processed events.
     pub events: u64,
     /// Wall-clock seconds spent in the event loop.
     pub wall_seconds: f64,
+    /// Wall-clock seconds spent re-certifying contact pairs after kicks (profiled runs only).
+    pub rescheduling_seconds: f64,
 }
 
 impl Counters {
@@ -31,6 +34,16 @@ impl Counters {
     pub fn count(&mut self, slot: usize) {
         self.events += 1;
         self.counts[slot] += 1;
+    }
+
+    /// Adds wall time to events labelled `label` (profiled runs only).
+    pub fn add_seconds(&mut self, label: &'static str, seconds: f64) {
+        *self.seconds.entry(label).or_insert(0.0) += seconds;
+    }
+
+    /// Wall seconds by event label, sorted by label (empty unless the run was profiled).
+    pub fn seconds_by_kind(&self) -> BTreeMap<&'static str, f64> {
+        self.seconds.clone()
     }
 
     /// Processed events by label, sorted by label.

@@ -165,6 +165,10 @@ struct Pair {
     certificate: Option<Slab>,
     /// Stamp of the last event that re-certified this pair (one re-certification per event).
     stamp: u64,
+    /// When the pair's certificate event is due in the queue, if it is scheduled. A new failure
+    /// time later than this leaves the queue alone: the event then fires early, which is safe
+    /// (it re-certifies), and saves a queue update per re-certification.
+    due: Option<Time>,
 }
 
 /// A request to the event queue from the contact manager.
@@ -172,8 +176,6 @@ struct Pair {
 pub enum Schedule {
     /// (Re)schedule the pair's certificate failure at this time.
     Certificate(PairId, Time),
-    /// The pair's certificate never fails on current trajectories: remove it from the queue.
-    CancelCertificate(PairId),
     /// Schedule the next tick of the pair's layer l.
     Layer(PairId, u32, Time),
 }
@@ -326,7 +328,7 @@ impl ContactManager {
                     support[u.index()].push(PairId(k as u32));
                 }
                 let inverse_mass = vertices.iter().map(|&u| 1.0 / v.effective_mass(u)).sum();
-                Pair { kind, vertices, inverse_mass, layers: Vec::new(), certificate: None, stamp: 0 }
+                Pair { kind, vertices, inverse_mass, layers: Vec::new(), certificate: None, stamp: 0, due: None }
             })
             .collect();
         ContactManager {
@@ -448,6 +450,7 @@ impl ContactManager {
         let mut out = Vec::new();
         let k = pair.0 as usize;
         self.pairs[k].certificate = None;
+        self.pairs[k].due = None;
         self.certify(k, t, model, &mut out)?;
         Ok(out)
     }
@@ -511,12 +514,39 @@ impl ContactManager {
         high_support: Real,
         out: &mut Vec<Schedule>,
     ) {
-        let v = &model.vertices;
-        let tolerance = self.settings.tolerance;
+        let (tubes, next_change) = self.tubes(k, t, model);
         let pair = &mut self.pairs[k];
         let lows = pair.kind.low_count();
+        let (low, high) = tubes.split_at(lows);
+        let middle = 0.5 * (low_support + high_support);
+        let speed = crate::kds::slab::balanced_speed(&normal, low, high);
+        let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
+        let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
+        pair.certificate = Some(slab);
+        self.schedule_failure(k, failure.max(t.seconds()), out);
+    }
+
+    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless one is
+    /// already due no later than that.
+    fn schedule_failure(&mut self, k: usize, failure: Real, out: &mut Vec<Schedule>) {
+        let pair = &mut self.pairs[k];
+        if pair.due.is_some_and(|due| due.seconds() <= failure) {
+            return;
+        }
+        if failure.is_finite() {
+            let at = Time::new(failure).expect("finite failure time");
+            pair.due = Some(at);
+            out.push(Schedule::Certificate(PairId(k as u32), at));
+        }
+    }
+
+    /// The tubes of pair `k`'s vertices from their positions at `t` (in [`Self::scratch`]), and
+    /// the next time a scripted vertex of the pair changes velocity (+∞ if none).
+    fn tubes(&self, k: usize, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
+        let v = &model.vertices;
+        let tolerance = self.settings.tolerance;
         let mut next_change = Real::INFINITY;
-        let tubes: SmallVec<[VagueTrajectory; 4]> = pair
+        let tubes = self.pairs[k]
             .vertices
             .iter()
             .zip(&self.scratch)
@@ -533,18 +563,29 @@ impl ContactManager {
                 }
             })
             .collect();
-        let (low, high) = tubes.split_at(lows);
-        let middle = 0.5 * (low_support + high_support);
-        let speed = crate::kds::slab::balanced_speed(&normal, low, high);
-        let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
-        let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
-        pair.certificate = Some(slab);
-        let id = PairId(k as u32);
-        out.push(if failure.is_finite() {
-            Schedule::Certificate(id, Time::new(failure.max(t.seconds())).expect("finite failure time"))
-        } else {
-            Schedule::CancelCertificate(id)
-        });
+        (tubes, next_change)
+    }
+
+    /// Re-bases pair `k`'s slab at `t` on its vertices' current tubes (the planes stay where they
+    /// are at `t`, the speed is rebalanced) and reschedules its failure; a full [`Self::certify`]
+    /// if a vertex already touches its plane. Cheaper than a new slab: no closest points.
+    fn rebase(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+        let Some(old) = self.pairs[k].certificate else {
+            return self.certify(k, t, model, out);
+        };
+        self.fill_positions(k, model, t);
+        let (tubes, next_change) = self.tubes(k, t, model);
+        let (low, high) = tubes.split_at(self.pairs[k].kind.low_count());
+        let speed = crate::kds::slab::balanced_speed(&old.normal, low, high);
+        let slab = Slab { low: old.plane(SlabSide::Low, t.seconds()), speed, t0: t.seconds(), ..old };
+        let failure = slab.failure_time(low, high);
+        if failure.is_some_and(|f| f <= t.seconds()) {
+            return self.certify(k, t, model, out);
+        }
+        let failure = failure.map_or(next_change, |f| f.min(next_change));
+        self.pairs[k].certificate = Some(slab);
+        self.schedule_failure(k, failure, out);
+        Ok(())
     }
 
     /// Puts layer `l` of pair `k` on its clock: the first multiple of h(l) after `t` (report §6:
@@ -650,7 +691,7 @@ impl ContactManager {
                 }
                 pair.stamp = stamp;
                 self.reschedules += 1;
-                self.certify(k, t, model, out)?;
+                self.rebase(k, t, model, out)?;
             }
         }
         Ok(())

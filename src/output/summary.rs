@@ -56,6 +56,10 @@ pub struct Summary {
     pub smallest_distance: Option<f64>,
     /// Wall-clock seconds in the event loop.
     pub wall_seconds: f64,
+    /// With `run --profile`: wall seconds by event kind (`force` for all potentials) and, apart,
+    /// the re-certification of contact pairs after kicks (`rescheduling`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds_by_kind: Option<BTreeMap<&'static str, f64>>,
     /// Events per wall-clock second.
     pub events_per_second: f64,
 }

@@ -1,0 +1,69 @@
+//! Cost of contact on the AVI backend (issue 3): time per simulated second for the sheet draped
+//! on a sphere and the 900-sphere box, and the split of wall time between force events, penalty
+//! (layer) events, certificate events and the re-certification after kicks (printed once per
+//! scene from a profiled window). Figures: docs/performance.md.
+//!
+//! Run: `cargo bench --bench contact`
+
+use avicontact::scene;
+use avicontact::Simulation;
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// A built-in scene, advanced to `warm` seconds (the sheet has landed; the spheres collide),
+/// with an effectively endless duration.
+fn scene_at(name: &str, warm: f64) -> Simulation {
+    let mut s = scene::load(name).expect("built-in scene");
+    s.parameters.duration = 1.0e9;
+    let mut sim = Simulation::new(s.model, s.forces, s.parameters).expect("bench simulation");
+    sim.advance_to(warm, &mut ()).expect("warm-up");
+    sim
+}
+
+/// Prints where a profiled `window` of simulated time goes.
+fn print_split(name: &str, sim: &mut Simulation, window: f64) {
+    let engine = sim.avi_mut().expect("AVI backend");
+    engine.set_profile(true);
+    let before = engine.counters().clone();
+    let t = sim.now().seconds() + window;
+    sim.advance_to(t, &mut ()).expect("profiled window");
+    let after = sim.counters().clone();
+    let seconds = after.seconds_by_kind();
+    let rescheduling = after.rescheduling_seconds - before.rescheduling_seconds;
+    let total: f64 = seconds.values().sum::<f64>() + rescheduling;
+    let share = |label: &str| 100.0 * seconds.get(label).copied().unwrap_or(0.0) / total;
+    let events = |label: &str| {
+        after.events_by_kind().get(label).copied().unwrap_or(0)
+            - before.events_by_kind().get(label).copied().unwrap_or(0)
+    };
+    eprintln!(
+        "{name}: {:.3} s of wall time per simulated second; force events {:.1} %, layer events {:.1} % ({} events), \
+         certificate events {:.1} % ({} events), rescheduling {:.1} %",
+        total / window,
+        share("force"),
+        share("layer"),
+        events("layer"),
+        share("certificate"),
+        events("certificate"),
+        100.0 * rescheduling / total
+    );
+    sim.avi_mut().expect("AVI backend").set_profile(false);
+}
+
+fn contact(c: &mut Criterion) {
+    let mut group = c.benchmark_group("contact_per_simulated_window");
+    group.sample_size(10);
+    for (name, warm, window) in [("sheet-on-sphere", 0.3, 0.02), ("particle-box", 0.01, 0.002)] {
+        let mut sim = scene_at(name, warm);
+        print_split(name, &mut sim, window);
+        group.bench_function(format!("{name}_{window}s"), |b| {
+            b.iter(|| {
+                let t = sim.now().seconds() + window;
+                sim.advance_to(t, &mut ()).expect("window")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, contact);
+criterion_main!(benches);
