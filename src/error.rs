@@ -107,7 +107,7 @@ impl fmt::Display for SimulationError {
             SimulationError::InitialContact(crate::avi::StartError { vertices, gap, thickness }) => write!(
                 f,
                 "contact: at t = 0 the pair on vertices {vertices:?} has gap {gap:.3e} m, below the contact thickness \
-                 η(1) = {thickness} m (the scene's warning names the bodies); move the bodies apart or lower [contact] thickness"
+                 η(1) = {thickness} m; move the bodies apart or lower [contact] thickness"
             ),
             SimulationError::Queue(e) => write!(f, "event queue: {e}"),
             SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),

@@ -422,3 +422,45 @@ mesh = { generator = "plane", size = [4.0, 4.0] }
     assert!(residual.abs() <= bound, "residual {residual} above the bound {bound}");
     assert!(residual < 0.2, "the ball did not bounce back: {residual}");
 }
+
+#[test]
+fn coulomb_friction_per_layer_stops_a_sliding_sphere_near_the_coulomb_distance() {
+    // a sphere resting in its layers on a floor under gravity, launched sideways at 1 m/s with
+    // μ = 0.5: kinetic friction decelerates it by about μ·g, so it stops after v²/(2μg) ≈ 0.102 m
+    // (ACM §6.3 applies μ|J| at every layer impulse, without a cap)
+    let text = r#"
+[simulation]
+duration = 1.0
+frame_rate = 50.0
+gravity = [0.0, 0.0, -9.8]
+[contact]
+thickness = 0.01
+stiffness = 10000.0
+friction = 0.5
+[[body]]
+name = "ball"
+kind = "particles"
+radius = 0.05
+mass = 1.0
+positions = [[-0.5, 0.2, 0.0605]]
+velocity = [1.0, 0.0, 0.0]
+[[body]]
+name = "floor"
+kind = "obstacle"
+mesh = { generator = "plane", size = [4.0, 4.0] }
+"#;
+    let mut sim = simulation(text);
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap();
+    let slid = r.frames.last().unwrap().2[0].x + 0.5;
+    let speed = sim.model().vertices.velocity(VertexId(0)).x;
+    let expected = 1.0 / (2.0 * 0.5 * 9.8);
+    println!("friction: slid {slid:.4} m (Coulomb {expected:.4} m), final speed {speed:.2e} m/s");
+    assert!(speed.abs() < 0.05, "the sphere stopped sliding: {speed}");
+    assert!((slid - expected).abs() < 0.1 * expected, "slid {slid} m, Coulomb predicts {expected} m");
+    // frictionless, it keeps going
+    let mut free = simulation(&text.replace("friction = 0.5", "friction = 0.0"));
+    let mut r = Record::default();
+    free.run(&mut r).unwrap();
+    assert!(r.frames.last().unwrap().2[0].x + 0.5 > 0.95, "without friction it slides on");
+}
