@@ -212,9 +212,14 @@ velocity = [-0.4, 0.05, 0.0]
 /// Runs `text` event by event; with `audit`, checks after each one that every contact pair is
 /// guarded by active layers or a slab that still separates its vertices.
 fn run_events(text: &str, audit: bool) -> (Simulation, Record) {
+    run_events_until(text, 1.2, audit)
+}
+
+/// [`run_events`] up to `end` seconds.
+fn run_events_until(text: &str, end: f64, audit: bool) -> (Simulation, Record) {
     let mut sim = simulation(text);
     let mut r = Record::default();
-    while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= 1.2) {
+    while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= end) {
         sim.step_event(&mut r).unwrap();
         if audit {
             let contact = sim.avi().unwrap().contact().unwrap();
@@ -463,4 +468,50 @@ mesh = { generator = "plane", size = [4.0, 4.0] }
     let mut r = Record::default();
     free.run(&mut r).unwrap();
     assert!(r.frames.last().unwrap().2[0].x + 0.5 > 0.95, "without friction it slides on");
+}
+
+#[test]
+fn inextensible_edges_never_stretch_past_their_slack() {
+    // ACM §7: a soft chain (springs of 1 N/m) hanging from one end and whipped by a 5 m/s kick at
+    // its free end would stretch several-fold; with inextensible = 0.02 no edge ever leaves
+    // (1 ± 0.02) of its rest length, in any frame or at any event
+    let text = |inextensible: &str| {
+        format!(
+            r#"
+[simulation]
+duration = 2.0
+frame_rate = 200.0
+gravity = [0.0, 0.0, -9.8]
+[contact]
+thickness = 0.001
+stiffness = 1000.0
+[[body]]
+name = "rope"
+kind = "chain"
+mesh = {{ generator = "line", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.0], segments = 10 }}
+mass = 0.01
+spring_stiffness = [1.0]
+fixed = [0]
+velocities = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]
+{inextensible}
+"#
+        )
+    };
+    let worst = |r: &Record| {
+        r.frames
+            .iter()
+            .flat_map(|f| (0..10).map(move |i| ((f.2[i + 1] - f.2[i]).norm() / 0.1 - 1.0).abs()))
+            .fold(0.0, f64::max)
+    };
+    let (_, elastic) = run_events_until(&text(""), 2.0, false);
+    let (sim, r) = run_events_until(&text("inextensible = 0.02"), 2.0, true);
+    let (soft, stiff) = (worst(&elastic), worst(&r));
+    let c = sim.avi().unwrap().contact().unwrap();
+    println!(
+        "rope: largest strain {soft:.3} with springs only, {stiff:.4} inextensible (deepest layer {})",
+        c.deepest_layer()
+    );
+    assert!(soft > 0.5, "the springs alone stretch: {soft}");
+    assert!(stiff < 0.02, "an edge left its slack: strain {stiff}");
+    assert!(c.deepest_layer() >= 1 && r.off_clock.is_empty());
 }

@@ -82,6 +82,9 @@ enum PairKind {
     EdgeEdge { a: [VertexId; 2], b: [VertexId; 2] },
     /// Two spheres with radii summing to `radii`.
     Spheres { a: VertexId, b: VertexId, radii: Real },
+    /// An inextensible edge (ACM §7): its length stays below (1 + slack)·rest (`stretch`) or
+    /// above (1 − slack)·rest (not `stretch`).
+    EdgeLength { a: VertexId, b: VertexId, rest: Real, slack: Real, stretch: bool },
 }
 
 impl PairKind {
@@ -90,7 +93,7 @@ impl PairKind {
         match *self {
             PairKind::PointTriangle { triangle: [a, b, c], point, .. } => smallvec![a, b, c, point],
             PairKind::EdgeEdge { a: [a0, a1], b: [b0, b1] } => smallvec![a0, a1, b0, b1],
-            PairKind::Spheres { a, b, .. } => smallvec![a, b],
+            PairKind::Spheres { a, b, .. } | PairKind::EdgeLength { a, b, .. } => smallvec![a, b],
         }
     }
 
@@ -99,7 +102,7 @@ impl PairKind {
         match self {
             PairKind::PointTriangle { .. } => 3,
             PairKind::EdgeEdge { .. } => 2,
-            PairKind::Spheres { .. } => 1,
+            PairKind::Spheres { .. } | PairKind::EdgeLength { .. } => 1,
         }
     }
 
@@ -107,7 +110,7 @@ impl PairKind {
     fn radii(&self) -> Real {
         match *self {
             PairKind::PointTriangle { radius, .. } => radius,
-            PairKind::EdgeEdge { .. } => 0.0,
+            PairKind::EdgeEdge { .. } | PairKind::EdgeLength { .. } => 0.0,
             PairKind::Spheres { radii, .. } => radii,
         }
     }
@@ -140,6 +143,13 @@ impl PairKind {
                     gradient: g.into_iter().collect(),
                 }
             }
+            PairKind::EdgeLength { rest, slack, stretch, .. } => {
+                let length = (x[1] - x[0]).norm();
+                let u = gradient_distance_point_point(x[0], x[1]).map_or(Vec3::zeros(), |g| g[1]);
+                let (gap, sign) =
+                    if stretch { ((1.0 + slack) * rest - length, -1.0) } else { (length - (1.0 - slack) * rest, 1.0) };
+                Proximity { low: x[0], high: x[1], gap, gradient: smallvec![-u * sign, u * sign] }
+            }
         }
     }
 }
@@ -152,6 +162,16 @@ struct Proximity {
     gradient: SmallVec<[Vec3; 4]>,
 }
 
+/// What proves a pair's next layer idle until its failure time.
+#[derive(Clone, Copy, Debug)]
+enum Guard {
+    /// A separating slab between the pair's two sides (geometric pairs, ACM §5.1).
+    Slab(Slab),
+    /// A bound on how fast a constraint gap can shrink (its vertices' relative tube speed) keeps
+    /// it above `thickness` until the failure time (edge-length pairs).
+    Rate { thickness: Real },
+}
+
 /// One contact pair: its active layers' clocks and its certificate.
 #[derive(Debug)]
 struct Pair {
@@ -161,8 +181,10 @@ struct Pair {
     inverse_mass: Real,
     /// Clocks of layers 1..=n (index l − 1).
     layers: Vec<Clock>,
+    /// The pair's layers: the contact schedule, or for an inextensible edge η₁ = slack·rest/2.
+    schedule: LayerSchedule,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
-    certificate: Option<Slab>,
+    certificate: Option<Guard>,
     /// Stamp of the last event that re-certified this pair (one re-certification per event).
     stamp: u64,
     /// When the pair's certificate event is due in the queue, if it is scheduled. A new failure
@@ -318,17 +340,48 @@ impl ContactManager {
                 }
             }
         }
+        // inextensible edges (ACM §7): two constraint pairs per edge, at its initial length
+        let mut schedules = vec![settings.layers; kinds.len()];
+        for body in model.bodies.values() {
+            let Some(slack) = body.inextensibility else { continue };
+            let body_edges = match &body.kind {
+                BodyKind::Chain { edges } => edges.clone(),
+                kind => edges(kind.triangles()),
+            };
+            for e in body_edges {
+                let (a, b) = (VertexId(body.vertices.start + e[0]), VertexId(body.vertices.start + e[1]));
+                if held(a) && held(b) {
+                    continue;
+                }
+                let rest = (v.position(b) - v.position(a)).norm();
+                let schedule = LayerSchedule { thickness: 0.5 * slack * rest, stiffness: settings.layers.stiffness };
+                for stretch in [true, false] {
+                    kinds.push(PairKind::EdgeLength { a, b, rest, slack, stretch });
+                    schedules.push(schedule);
+                }
+            }
+        }
         let mut support = vec![Vec::new(); v.len()];
         let pairs = kinds
             .into_iter()
+            .zip(schedules)
             .enumerate()
-            .map(|(k, kind)| {
+            .map(|(k, (kind, schedule))| {
                 let vertices = kind.vertices();
                 for u in &vertices {
                     support[u.index()].push(PairId(k as u32));
                 }
                 let inverse_mass = vertices.iter().map(|&u| 1.0 / v.effective_mass(u)).sum();
-                Pair { kind, vertices, inverse_mass, layers: Vec::new(), certificate: None, stamp: 0, due: None }
+                Pair {
+                    kind,
+                    vertices,
+                    inverse_mass,
+                    schedule,
+                    layers: Vec::new(),
+                    certificate: None,
+                    stamp: 0,
+                    due: None,
+                }
             })
             .collect();
         ContactManager {
@@ -387,17 +440,18 @@ impl ContactManager {
 
     /// The period of layer `l` of `pair`, s.
     pub fn layer_period(&self, pair: PairId, l: u32) -> Real {
-        self.settings.layers.period(l, self.pairs[pair.0 as usize].inverse_mass, self.settings.safety)
+        let p = &self.pairs[pair.0 as usize];
+        p.schedule.period(l, p.inverse_mass, self.settings.safety)
     }
 
     /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
     /// pair, Σ over l with η(l) > gap of ½ r(l) (gap − η(l))² (with restitution, the compression
     /// stiffness).
     pub fn energy(&self, positions: &[Vec3]) -> Real {
-        let layers = self.settings.layers;
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         let mut total = 0.0;
         for pair in self.pairs.iter().filter(|p| !p.layers.is_empty()) {
+            let layers = pair.schedule;
             x.clear();
             x.extend(pair.vertices.iter().map(|u| positions[u.index()]));
             let gap = pair.kind.measure(&x).gap;
@@ -414,8 +468,8 @@ impl ContactManager {
     /// touches): the layers would start inside their own range and no guarantee could hold.
     pub fn start(&mut self, model: &Model) -> Result<Vec<Schedule>, StartError> {
         let mut out = Vec::new();
-        let thickness = self.settings.layers.thickness(1);
         for k in 0..self.pairs.len() {
+            let thickness = self.pairs[k].schedule.thickness(1);
             self.fill_positions(k, model, Time::ZERO);
             let gap = self.pairs[k].kind.measure(&self.scratch).gap;
             if gap <= thickness {
@@ -433,7 +487,7 @@ impl ContactManager {
                     ContactError::Penetration(p) => p.gap,
                     ContactError::Zeno(_) => 0.0,
                 },
-                thickness,
+                thickness: self.pairs[k].schedule.thickness(1),
             })?;
         }
         Ok(out)
@@ -473,6 +527,9 @@ impl ContactManager {
         if proximity.gap.is_nan() || proximity.gap <= 0.0 {
             return Err(penetration());
         }
+        if matches!(pair.kind, PairKind::EdgeLength { .. }) {
+            return self.certify_rate(k, t, proximity.gap, out);
+        }
         // The slab normal joins the closest points; the supporting planes of the two sides along it
         // are measured from the vertices themselves, so the slab separates them by construction.
         let Some(normal) = (proximity.high - proximity.low).try_normalize(0.0) else {
@@ -491,7 +548,7 @@ impl ContactManager {
         let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
-            let eta = s.layers.thickness(next);
+            let eta = self.pairs[k].schedule.thickness(next);
             if room > s.profitability * eta {
                 self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
                 return Ok(());
@@ -522,8 +579,29 @@ impl ContactManager {
         let speed = crate::kds::slab::balanced_speed(&normal, low, high);
         let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
         let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
-        pair.certificate = Some(slab);
+        pair.certificate = Some(Guard::Slab(slab));
         self.schedule_failure(k, failure.max(t.seconds()), out);
+    }
+
+    /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
+    /// rate guard for the next layer: the gap shrinks no faster than the relative speed of the
+    /// two tubes, |v₀ᵦ − v₀ₐ| + 2ε.
+    fn certify_rate(&mut self, k: usize, t: Time, gap: Real, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+        let s = self.settings;
+        loop {
+            let next = self.pairs[k].layers.len() as u32 + 1;
+            let thickness = self.pairs[k].schedule.thickness(next);
+            if gap > s.profitability * thickness {
+                let [a, b] = [self.pairs[k].vertices[0], self.pairs[k].vertices[1]];
+                let rate = (self.reference_velocity[b.index()] - self.reference_velocity[a.index()]).norm()
+                    + 2.0 * s.tolerance;
+                self.pairs[k].certificate = Some(Guard::Rate { thickness });
+                let failure = if rate > 0.0 { t.seconds() + (gap - thickness) / rate } else { Real::INFINITY };
+                self.schedule_failure(k, failure, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, out)?;
+        }
     }
 
     /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless one is
@@ -570,7 +648,7 @@ impl ContactManager {
     /// are at `t`, the speed is rebalanced) and reschedules its failure; a full [`Self::certify`]
     /// if a vertex already touches its plane. Cheaper than a new slab: no closest points.
     fn rebase(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
-        let Some(old) = self.pairs[k].certificate else {
+        let Some(Guard::Slab(old)) = self.pairs[k].certificate else {
             return self.certify(k, t, model, out);
         };
         self.fill_positions(k, model, t);
@@ -583,7 +661,7 @@ impl ContactManager {
             return self.certify(k, t, model, out);
         }
         let failure = failure.map_or(next_change, |f| f.min(next_change));
-        self.pairs[k].certificate = Some(slab);
+        self.pairs[k].certificate = Some(Guard::Slab(slab));
         self.schedule_failure(k, failure, out);
         Ok(())
     }
@@ -593,7 +671,7 @@ impl ContactManager {
     fn activate(&mut self, k: usize, l: u32, t: Time, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
         let s = self.settings;
         let pair = &mut self.pairs[k];
-        let h = s.layers.checked_period(l, pair.inverse_mass, s.safety, t).map_err(ContactError::Zeno)?;
+        let h = pair.schedule.checked_period(l, pair.inverse_mass, s.safety, t).map_err(ContactError::Zeno)?;
         let mut clock = Clock::new(h);
         clock.skip_to_after(t);
         out.push(Schedule::Layer(PairId(k as u32), l, clock.next_time()));
@@ -632,16 +710,16 @@ impl ContactManager {
 
         let v = &mut model.vertices;
         let gap_rate: Real = p.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
-        let g = proximity.gap - s.layers.thickness(l);
+        let g = proximity.gap - p.schedule.thickness(l);
         let kicked = g < 0.0;
         if kicked {
             // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
             let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
-            let normal_impulse = h * c * s.layers.stiffness(l) * g; // ≤ 0: pushes apart
+            let normal_impulse = h * c * p.schedule.stiffness(l) * g; // ≤ 0: pushes apart
             for (&u, gu) in p.vertices.iter().zip(&proximity.gradient) {
                 v.kick(u, gu * normal_impulse);
             }
-            if s.friction > 0.0 {
+            if s.friction > 0.0 && !matches!(p.kind, PairKind::EdgeLength { .. }) {
                 let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
                 apply_friction(&p.vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
             }
@@ -649,7 +727,7 @@ impl ContactManager {
         // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
         // a profitable slab of this layer's thickness
         let deepest = l as usize == p.layers.len();
-        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * s.layers.thickness(l);
+        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * p.schedule.thickness(l);
         if retire {
             p.layers.pop();
             p.certificate = None;
@@ -673,6 +751,9 @@ impl ContactManager {
         self.stamp += 1;
         let stamp = self.stamp;
         let v = &model.vertices;
+        // first re-centre every tube that was left, then re-certify: a pair with two kicked
+        // vertices must see both new references
+        let mut moved: SmallVec<[VertexId; 8]> = SmallVec::new();
         for &u in kicked {
             if !matches!(v.motion(u), Motion::Free) {
                 continue;
@@ -683,6 +764,9 @@ impl ContactManager {
                 continue;
             }
             self.reference_velocity[u.index()] = velocity;
+            moved.push(u);
+        }
+        for u in moved {
             for i in 0..self.support[u.index()].len() {
                 let k = self.support[u.index()][i].0 as usize;
                 let pair = &mut self.pairs[k];
@@ -706,15 +790,32 @@ impl ContactManager {
     pub fn audit(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
         let v = &model.vertices;
         for (k, pair) in self.pairs.iter().enumerate() {
-            let Some(slab) = &pair.certificate else {
-                if pair.layers.is_empty() {
-                    return Err(AuditFailure {
-                        pair: PairId(k as u32),
-                        time: t.seconds(),
-                        what: "no layer and no slab",
-                    });
+            let slab = match &pair.certificate {
+                Some(Guard::Slab(slab)) => slab,
+                Some(Guard::Rate { thickness, .. }) => {
+                    // a constraint pair: its gap, from the vertices, must still exceed the next
+                    // layer's thickness
+                    let x: SmallVec<[Vec3; 4]> = pair.vertices.iter().map(|&u| v.position_at(u, t.seconds())).collect();
+                    let gap = pair.kind.measure(&x).gap;
+                    if gap < thickness * (1.0 - 1e-12) {
+                        return Err(AuditFailure {
+                            pair: PairId(k as u32),
+                            time: t.seconds(),
+                            what: "a constraint gap went below its guard",
+                        });
+                    }
+                    continue;
                 }
-                continue;
+                None => {
+                    if pair.layers.is_empty() {
+                        return Err(AuditFailure {
+                            pair: PairId(k as u32),
+                            time: t.seconds(),
+                            what: "no layer and no slab",
+                        });
+                    }
+                    continue;
+                }
             };
             let lows = pair.kind.low_count();
             // spheres: the slab's thickness already holds the radii, so the centres are checked

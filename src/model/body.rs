@@ -69,12 +69,15 @@ pub struct Body {
     pub kind: BodyKind,
     /// Global indices of the body's vertices (set by [`Model::add_body`](super::Model::add_body)).
     pub vertices: Range<u32>,
+    /// Inextensibility slack s (ACM §7): with contact simulated on the AVI backend, every edge
+    /// keeps its length within (1 ± s) of its initial length by nested penalty layers.
+    pub inextensibility: Option<Real>,
 }
 
 impl Body {
     /// A body named `name` of kind `kind`; its vertex range is set when it is added to a model.
     pub fn new(name: impl Into<String>, kind: BodyKind) -> Self {
-        Body { name: name.into(), kind, vertices: 0..0 }
+        Body { name: name.into(), kind, vertices: 0..0, inextensibility: None }
     }
 
     /// Number of vertices.

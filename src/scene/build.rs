@@ -135,6 +135,14 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         }
         build_body(&ctx, &place, body, base, gravity, common_period, &mut model, &mut forces)?;
     }
+    if raw.contact.is_none() {
+        if let Some((index, body)) = raw.bodies.iter().enumerate().find(|(_, b)| b.inextensible.is_some()) {
+            return Err(ctx.err(
+                format!("body[{index}] \"{}\".inextensible", body.name),
+                "inextensible edges are enforced by penalty layers: add a [contact] table (its stiffness is their r(1))",
+            ));
+        }
+    }
     let mut contact_violation = None;
     if let Some(c) = &raw.contact {
         let thickness = c.thickness.unwrap_or(0.01);
@@ -415,7 +423,17 @@ fn build_body(
         }
     }
     let is_obstacle = matches!(kind, BodyKind::Obstacle { .. });
-    let body_id = model.add_body(Body::new(b.name.clone(), kind), &positions, &velocities, &masses);
+    let mut body = Body::new(b.name.clone(), kind);
+    if let Some(slack) = b.inextensible {
+        if !(slack > 0.0 && slack < 1.0) {
+            return Err(ctx.err(
+                format!("{place}.inextensible"),
+                format!("must be in (0, 1), got {slack}; it is the slack s: every edge keeps its length within (1 ± s) of its initial length"),
+            ));
+        }
+        body.inextensibility = Some(slack);
+    }
+    let body_id = model.add_body(body, &positions, &velocities, &masses);
     let n = positions.len();
     let first = model.bodies[body_id].vertices.start;
     let global = |local: u32| VertexId(first + local);
@@ -613,7 +631,7 @@ fn build_body(
 /// Refuses keys that mean nothing for the body's kind (a typo trap otherwise: a `bending` on a
 /// chain would be silently ignored).
 fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), SceneError> {
-    let set: [(&str, bool); 23] = [
+    let set: [(&str, bool); 24] = [
         ("mesh", b.mesh.is_some()),
         ("density", b.density.is_some()),
         ("stretching", b.stretching.is_some()),
@@ -637,11 +655,21 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
         ("stretch_period", b.stretch_period.is_some()),
         ("bend_period", b.bend_period.is_some()),
         ("damping_period", b.damping_period.is_some()),
+        ("inextensible", b.inextensible.is_some()),
     ];
     let motion = ["velocity", "angular_velocity", "velocities", "fixed", "scripted"];
     let allowed: Vec<&str> = match b.kind.as_str() {
         "shell" => [
-            &["mesh", "density", "stretching", "poisson_ratio", "bending", "stretch_damping", "bend_damping"][..],
+            &[
+                "mesh",
+                "density",
+                "stretching",
+                "poisson_ratio",
+                "bending",
+                "stretch_damping",
+                "bend_damping",
+                "inextensible",
+            ][..],
             &["stretch_period", "bend_period", "damping_period"],
             &motion,
         ]
@@ -650,6 +678,7 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
             &[
                 "mesh",
                 "mass",
+                "inextensible",
                 "spring_stiffness",
                 "spring_quartic",
                 "spring_damping",

@@ -154,6 +154,8 @@ pub struct BodySection {
     pub bending: Option<f64>,
     /// Viscous damping of membrane strain rate.
     pub stretch_damping: Option<f64>,
+    /// Inextensibility slack s in (0, 1) (ACM §7; AVI with `[contact]`).
+    pub inextensible: Option<f64>,
     /// Viscous damping of bending-angle rate.
     pub bend_damping: Option<f64>,
     /// Initial velocity, m/s.
