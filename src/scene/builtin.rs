@@ -9,6 +9,7 @@ const SCENES: &[(&str, &str)] = &[
     ("particle-box", include_str!("../../scenes/particle-box.toml")),
     ("particle-box-gravity", include_str!("../../scenes/particle-box-gravity.toml")),
     ("sheet-on-sphere", include_str!("../../scenes/sheet-on-sphere.toml")),
+    ("curtain-projectile", include_str!("../../scenes/curtain-projectile.toml")),
 ];
 
 /// Names of the built-in scenes.
