@@ -28,7 +28,7 @@ enum Command {
     /// Run a scene (a TOML file or a built-in name) and write frames, stats.csv and summary.json.
     Run {
         /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain, sheet-on-block,
-        /// particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile.
+        /// pogo, particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile.
         scene: String,
         /// Output directory (created if missing).
         #[arg(long)]

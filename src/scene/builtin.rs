@@ -5,6 +5,7 @@ const SCENES: &[(&str, &str)] = &[
     ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
     ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
     ("sheet-on-block", include_str!("../../scenes/sheet-on-block.toml")),
+    ("pogo", include_str!("../../scenes/pogo.toml")),
     ("particle-walls", include_str!("../../scenes/particle-walls.toml")),
     ("particle-box", include_str!("../../scenes/particle-box.toml")),
     ("particle-box-gravity", include_str!("../../scenes/particle-box-gravity.toml")),
@@ -20,4 +21,18 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// The TOML text of built-in scene `name`.
 pub fn builtin_source(name: &str) -> Option<&'static str> {
     SCENES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_scene_loads_and_starts_clear_of_contact() {
+        for name in builtin_names() {
+            let scene = crate::scene::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(scene.contact_violation.is_none(), "{name}: {:?}", scene.contact_violation);
+            assert!(!scene.model.bodies.is_empty(), "{name}");
+        }
+    }
 }
