@@ -515,3 +515,53 @@ velocities = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
     assert!(stiff < 0.02, "an edge left its slack: strain {stiff}");
     assert!(c.deepest_layer() >= 1 && r.off_clock.is_empty());
 }
+
+#[test]
+fn a_sheet_crumpling_on_a_floor_passes_the_audit_at_every_event_and_check_on_every_frame() {
+    // safety (law 1) by both independent checks: `run --audit` stops with exit 1 if any pair is
+    // unguarded after any event; `check` tests every written frame with exact predicates
+    let dir = std::env::temp_dir().join(format!("avicontact-crumple-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("crumple.toml");
+    std::fs::write(
+        &scene,
+        r#"
+[simulation]
+duration = 0.6
+frame_rate = 50.0
+gravity = [0.0, 0.0, -9.8]
+[contact]
+thickness = 0.004
+stiffness = 100.0
+friction = 0.3
+[[body]]
+name = "sheet"
+kind = "shell"
+mesh = { generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }
+transform = { rotate_deg = [75.0, 0.0, 0.0], translate = [0.0, 0.0, 0.16] }
+density = 0.2
+stretching = 50.0
+bending = 0.0002
+stretch_damping = 0.02
+[[body]]
+name = "floor"
+kind = "obstacle"
+mesh = { generator = "plane", size = [2.0, 2.0] }
+transform = { translate = [0.31, 0.29, 0.0] }
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let bin = env!("CARGO_BIN_EXE_avicontact");
+    let run = std::process::Command::new(bin)
+        .args(["run", scene.to_str().unwrap(), "--audit", "--quiet", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 10_000, "the sheet landed: {summary}");
+    let check = std::process::Command::new(bin).arg("check").arg(&out).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    std::fs::remove_dir_all(&dir).ok();
+}
