@@ -3,13 +3,15 @@
 //! this module decides *what* happens.
 //!
 //! Pairs: vertex–triangle and edge–edge between triangulated bodies (self-contact included, pairs
-//! sharing a vertex excluded), particle–particle, and particle–triangle. The broad phase is all
+//! sharing a vertex excluded), chain points and segments, particle–particle and particle–triangle,
+//! and the two length constraints of each inextensible edge (ACM §7). The broad phase is all
 //! pairs (every candidate pair holds a certificate). Per pair, layers 1..=n are active, each on
 //! its own regular clock ticking at multiples of h(l) from t = 0 (law 4), and one certificate, a
-//! slab of thickness η(n + 1), proves layer n + 1 and all deeper ones inactive. Every kick
-//! re-certifies the pairs whose support it touched, unless the new velocity stays inside the
-//! certificate's vague tube (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero,
-//! so they change the cost, never the trajectory (law 5).
+//! slab of thickness η(n + 1) (a rate guard for constraints), proves layer n + 1 and all deeper
+//! ones inactive. Each free vertex has a vague tube, its velocity within ε of a reference; a kick
+//! that leaves the tube re-centres it and re-certifies the pairs in the vertex's support list
+//! (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero, so they change the cost,
+//! never the trajectory (law 5). See `docs/contact.md`.
 
 use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
