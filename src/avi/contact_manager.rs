@@ -883,3 +883,87 @@ pub struct StartError {
     /// η(1), m.
     pub thickness: Real,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Body;
+
+    /// Two unit spheres of radius 0.1 with centres 1 m apart on the x axis, at rest.
+    fn two_spheres() -> Model {
+        let mut model = Model::new();
+        model.add_body(
+            Body::new("s", BodyKind::Particles { radius: 0.1 }),
+            &[Vec3::zeros(), Vec3::x()],
+            &[Vec3::zeros(); 2],
+            &[1.0; 2],
+        );
+        model
+    }
+
+    fn settings() -> ContactSettings {
+        ContactSettings {
+            tolerance: 0.1,
+            ..ContactSettings::new(LayerSchedule { thickness: 0.05, stiffness: 100.0 }, 0.05)
+        }
+    }
+
+    /// The failure time the manager asked the queue for, for pair 0.
+    fn requested(out: &[Schedule]) -> Option<Real> {
+        out.iter().rev().find_map(|s| match s {
+            Schedule::Certificate(PairId(0), t) => Some(t.seconds()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_pair_kicked_at_both_ends_is_certified_on_both_new_velocities() {
+        // both spheres are kicked toward each other in one event: the slab must account for both
+        // new velocities, so the pair is still separated by it just before its failure time
+        let mut model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        model.vertices.kick(VertexId(0), Vec3::x() * -2.0); // v ← v − impulse/m: +2 m/s
+        model.vertices.kick(VertexId(1), Vec3::x() * 3.0); // −3 m/s
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        let failure = requested(&out).expect("the certificate was rescheduled");
+        // the gap (0.8 m) minus the slab (0.05 m) closes at 5 m/s plus the tubes' 0.2 m/s
+        assert!(failure <= 0.75 / 5.0 + 1e-12, "failure at {failure} s is later than the true approach");
+        for k in 0..=100 {
+            let t = Time::new(failure * k as Real / 100.0).unwrap();
+            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    #[test]
+    fn kicks_inside_the_tube_reschedule_nothing() {
+        let model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        let mut nudged = model.clone();
+        nudged.vertices.kick(VertexId(0), Vec3::x() * -0.05); // 0.05 m/s < ε = 0.1 m/s
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &nudged, &mut out).unwrap();
+        assert!(out.is_empty() && manager.vague_skips() == 1 && manager.reschedules() == 0);
+    }
+
+    #[test]
+    fn an_inextensible_edge_gets_a_stretch_and_a_compression_pair() {
+        let mut model = Model::new();
+        let mut body = Body::new("rope", BodyKind::Chain { edges: vec![[0, 1]] });
+        body.inextensibility = Some(0.1);
+        model.add_body(body, &[Vec3::zeros(), Vec3::x() * 2.0], &[Vec3::zeros(); 2], &[1.0; 2]);
+        let manager = ContactManager::new(&model, settings());
+        let lengths: Vec<_> =
+            manager.pairs.iter().filter(|p| matches!(p.kind, PairKind::EdgeLength { .. })).map(|p| p.kind).collect();
+        assert_eq!(lengths.len(), 2);
+        let x = [Vec3::zeros(), Vec3::x() * 2.1];
+        // stretched by 5 % of the 10 % slack: half the stretch gap left, the compression gap grows
+        let gaps: Vec<Real> = lengths.iter().map(|k| k.measure(&x).gap).collect();
+        assert!((gaps[0] - 0.1).abs() < 1e-12 && (gaps[1] - 0.3).abs() < 1e-12, "{gaps:?}");
+        // each pair's layers start at half the slack: η₁ = s·ℓ/2
+        let pair = manager.pairs.iter().find(|p| matches!(p.kind, PairKind::EdgeLength { .. })).unwrap();
+        assert!((pair.schedule.thickness(1) - 0.1).abs() < 1e-12);
+    }
+}
