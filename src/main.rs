@@ -297,6 +297,20 @@ fn info(scene: &str) -> ExitCode {
         events_per_second += 1.0 / h;
     }
     println!("force events per simulated second (AVI): {events_per_second:.3e}");
+    if let Some(contact) = sim.avi().and_then(|e| e.contact()) {
+        let c = contact.settings();
+        println!(
+            "contact (AVI penalty layers): {} candidate pairs (all pairs), η(1) = {} m, r(1) = {} N/m, layer safety {}, \
+             ε = {} m/s, restitution {}, friction {}",
+            contact.pair_count(),
+            c.layers.thickness,
+            c.layers.stiffness,
+            c.safety,
+            c.tolerance,
+            c.restitution,
+            c.friction
+        );
+    }
     if backend == Backend::Sync {
         println!(
             "backend: sync ({:?}, h = {} s, Newton tolerance {} m/s{})",

@@ -224,11 +224,20 @@ fn info_lists_bodies_and_periods() {
         text.contains("shell") && text.contains("membrane") && text.contains("hinge") && text.contains("period"),
         "{text}"
     );
+    let o = avicontact(&["info", "particle-walls"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("contact (AVI penalty layers): 4 candidate pairs") && text.contains("η(1) = 0.1 m"),
+        "{text}"
+    );
 }
 
 #[test]
 fn every_built_in_scene_loads() {
-    for name in ["hanging-cloth", "spinning-shell", "fpu-chain", "sheet-on-block"] {
+    for name in
+        ["hanging-cloth", "spinning-shell", "fpu-chain", "sheet-on-block", "particle-walls", "sheet-on-sphere", "pogo"]
+    {
         let o = avicontact(&["info", name]);
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }
