@@ -109,6 +109,19 @@ fn non_physical_parameters_are_refused() {
 }
 
 #[test]
+fn non_physical_contact_parameters_are_refused() {
+    let contact = |table: &str| format!("{GOOD}\n[contact]\n{table}\n");
+    refuses(&contact("safety_factor = 0.0"), &[], "contact.safety_factor");
+    refuses(&contact("safety_factor = nan"), &[], "contact.safety_factor");
+    refuses(&contact("profitability = 1.0"), &[], "contact.profitability");
+    refuses(&contact("tolerance = -0.1"), &[], "contact.tolerance");
+    refuses(&contact("restitution = 1.5"), &[], "contact.restitution");
+    refuses(&contact("").replace("density = 0.1", "density = 0.1\ninextensible = 1.5"), &[], "must be in (0, 1)");
+    // inextensibility is enforced by penalty layers: without [contact] there are none
+    refuses(&GOOD.replace("density = 0.1", "density = 0.1\ninextensible = 0.05"), &[], "add a [contact] table");
+}
+
+#[test]
 fn fixed_index_out_of_range_is_refused() {
     refuses(&GOOD.replace("fixed = [20, 24]", "fixed = [20, 25]"), &[], "fixed[1]");
 }
@@ -181,6 +194,25 @@ fn law6_two_runs_give_byte_identical_outputs() {
         "frames, stats.csv and summary.json were written: {:?}",
         runs[0].iter().map(|f| &f.0).collect::<Vec<_>>()
     );
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn law6_contact_runs_are_byte_identical() {
+    // penalty layers, certificates and the event order they create are deterministic too
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let out = dir.path().join(name);
+            let o =
+                avicontact(&["run", "sheet-on-sphere", "--duration", "0.2", "--out", out.to_str().unwrap(), "--quiet"]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            read_all(&out)
+        })
+        .collect();
+    let summary = &runs[0].iter().find(|f| f.0.ends_with("summary.json")).unwrap().1;
+    assert!(String::from_utf8_lossy(summary).contains("\"layer\""), "contact happened");
     assert_eq!(runs[0], runs[1]);
 }
 

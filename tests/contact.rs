@@ -285,23 +285,30 @@ fn vagueness_and_profitability_change_the_cost_not_the_trajectory() {
     }
 }
 
+/// `avicontact run SCENE --quiet --out OUT EXTRA…` must succeed and `avicontact check OUT` must
+/// find no intersection; returns `summary.json` and what `check` printed.
+fn run_and_check(scene: &str, out: &Path, extra: &[&str]) -> (serde_json::Value, String) {
+    let bin = env!("CARGO_BIN_EXE_avicontact");
+    let run = std::process::Command::new(bin)
+        .args(["run", scene, "--quiet", "--out", out.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let summary = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let check = std::process::Command::new(bin).arg("check").arg(out).output().unwrap();
+    let report = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert!(check.status.success(), "{report}");
+    (summary, report)
+}
+
 #[test]
 fn a_sheet_draped_on_a_sphere_never_intersects_it_or_itself() {
     // safety (law 1), by the independent exact checker on every written frame
     let dir = std::env::temp_dir().join(format!("avicontact-sheet-on-sphere-{}", std::process::id()));
-    let bin = env!("CARGO_BIN_EXE_avicontact");
-    let run = std::process::Command::new(bin)
-        .args(["run", "sheet-on-sphere", "--duration", "0.4", "--quiet", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let (summary, report) = run_and_check("sheet-on-sphere", &dir, &["--duration", "0.4"]);
     assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 1000, "the sheet landed: {summary}");
-    let check = std::process::Command::new(bin).arg("check").arg(&dir).output().unwrap();
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
-    assert!(String::from_utf8_lossy(&check.stdout).contains("13 frames checked, no intersection"));
+    assert!(report.contains("13 frames checked, no intersection"), "{report}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -563,12 +570,7 @@ transform = {{ translate = [0.31, 0.29, 0.0] }}
     )
     .unwrap();
     let out = dir.join("out");
-    let bin = env!("CARGO_BIN_EXE_avicontact");
-    let run = std::process::Command::new(bin)
-        .args(["run", scene.to_str().unwrap(), "--audit", "--quiet", "--out", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    run_and_check(scene.to_str().unwrap(), &out, &["--audit"]);
     // it folded: at the end, sheet vertices lie above other sheet vertices
     let last = std::fs::read_to_string(out.join("frames/frame_00025.obj")).unwrap();
     let x: Vec<V3> = last
@@ -585,7 +587,5 @@ transform = {{ translate = [0.31, 0.29, 0.0] }}
         .filter(|&(i, j)| (x[i].xy() - x[j].xy()).norm() < 0.03 && x[i].z - x[j].z > 0.003)
         .count();
     assert!(stacked > 10, "the sheet folded onto itself: {stacked} stacked vertex pairs");
-    let check = std::process::Command::new(bin).arg("check").arg(&out).output().unwrap();
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
     std::fs::remove_dir_all(&dir).ok();
 }

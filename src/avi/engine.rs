@@ -240,12 +240,18 @@ impl AviEngine {
         };
         let start = self.profile.then(std::time::Instant::now);
         self.rescheduling = std::time::Duration::ZERO;
-        let record = match key {
-            EventKey::Force(id) => self.tick_force(id, t, model)?,
-            EventKey::Frame => self.take_frame(t, model, observer)?,
-            EventKey::Layer(k, l) => self.tick_layer(k, l, t, model)?,
-            EventKey::Certificate(k) => self.fail_certificate(k, t, model)?,
+        let (record, kicked) = match key {
+            EventKey::Force(id) => (self.tick_force(id, t, model)?, Some(Kicked::Force(id))),
+            EventKey::Frame => (self.take_frame(t, model, observer)?, None),
+            EventKey::Layer(pair, l) => {
+                let (record, kicked) = self.tick_layer(pair, l, t, model)?;
+                (record, kicked.then_some(Kicked::Pair(pair)))
+            }
+            EventKey::Certificate(pair) => (self.fail_certificate(pair, t, model)?, None),
         };
+        if let Some(kicked) = kicked {
+            self.reschedule_contingent(kicked, t, model)?;
+        }
         if let Some(start) = start {
             // the event's own time, and apart from it the re-certification its kicks caused
             let total = start.elapsed();
@@ -264,18 +270,7 @@ impl AviEngine {
 
     /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).
     fn tick_force(&mut self, id: ForceId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
-        let AviEngine {
-            forces,
-            queue,
-            counters,
-            dissipated,
-            workspace,
-            contact,
-            contact_requests,
-            profile,
-            rescheduling,
-            ..
-        } = self;
+        let AviEngine { forces, queue, counters, dissipated, workspace, .. } = self;
         let force = &mut forces[id];
         let k = force.clock.advance();
         debug_assert_eq!(force.clock.time_of(k), t, "law 4: a force event off its clock");
@@ -300,17 +295,6 @@ impl AviEngine {
         }
         force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id), force.clock.next_time())?;
-        if let Some(contact) = contact {
-            let start = profile.then(std::time::Instant::now);
-            contact_requests.clear();
-            contact
-                .after_kick(force.potential.stencil(), t, model, contact_requests)
-                .map_err(SimulationError::Contact)?;
-            apply(queue, contact_requests)?;
-            if let Some(start) = start {
-                *rescheduling += start.elapsed();
-            }
-        }
         counters.count(force.counter_slot);
         Ok(EventRecord {
             time: t,
@@ -411,31 +395,53 @@ impl AviEngine {
         self.contact.as_ref()
     }
 
-    /// A penalty layer's tick (report Algorithm 3), then the contingent rescheduling of the
-    /// certificates its kick touched.
-    fn tick_layer(&mut self, pair: PairId, l: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+    /// A penalty layer's tick (report Algorithm 3). Also returns whether it kicked.
+    fn tick_layer(
+        &mut self,
+        pair: PairId,
+        l: u32,
+        t: Time,
+        model: &mut Model,
+    ) -> Result<(EventRecord, bool), SimulationError> {
         let contact = self.contact.as_mut().expect("layer events exist only with contact");
         let requests = &mut self.contact_requests;
         requests.clear();
         let outcome = contact.layer_tick(pair, l, t, model, requests).map_err(SimulationError::Contact)?;
-        if outcome.kicked {
-            let start = self.profile.then(std::time::Instant::now);
-            let stencil = contact.stencil(pair).clone();
-            contact.after_kick(&stencil, t, model, requests).map_err(SimulationError::Contact)?;
-            if let Some(start) = start {
-                self.rescheduling += start.elapsed();
-            }
-        }
         apply(&mut self.queue, requests)?;
         self.counters.count(self.layer_slot);
-        Ok(EventRecord {
+        let record = EventRecord {
             time: t,
             kind: EventKind::Layer,
             force: None,
             label: "layer",
             tick: outcome.tick,
             period: outcome.period,
-        })
+        };
+        Ok((record, outcome.kicked))
+    }
+
+    /// Contingent rescheduling (ACM §5.2), the one place every kick goes through: the contact
+    /// manager re-certifies the pairs of the kicked vertices that left their vague tubes.
+    fn reschedule_contingent(&mut self, kicked: Kicked, t: Time, model: &Model) -> Result<(), SimulationError> {
+        let AviEngine { contact: Some(contact), forces, queue, contact_requests, profile, rescheduling, .. } = self
+        else {
+            return Ok(());
+        };
+        let start = profile.then(std::time::Instant::now);
+        contact_requests.clear();
+        match kicked {
+            Kicked::Force(id) => contact.after_kick(forces[id].potential.stencil(), t, model, contact_requests),
+            Kicked::Pair(pair) => {
+                let stencil = contact.stencil(pair).clone();
+                contact.after_kick(&stencil, t, model, contact_requests)
+            }
+        }
+        .map_err(SimulationError::Contact)?;
+        apply(queue, contact_requests)?;
+        if let Some(start) = start {
+            *rescheduling += start.elapsed();
+        }
+        Ok(())
     }
 
     /// A certificate failed (report Algorithm 4): a new slab, or layers switched on.
@@ -453,6 +459,15 @@ impl AviEngine {
             period: 0.0,
         })
     }
+}
+
+/// Whose stencil an event kicked.
+#[derive(Clone, Copy, Debug)]
+enum Kicked {
+    /// A potential's.
+    Force(ForceId),
+    /// A contact pair's (a layer tick with a nonzero impulse).
+    Pair(PairId),
 }
 
 /// Carries out the contact manager's queue requests.
