@@ -1,7 +1,9 @@
-//! Contact on the AVI backend (issue 3, this step: particle–particle and vertex/particle–obstacle
-//! pairs): the pogo spring of ACM §3 / report §8.1, the particle between two walls of report §9,
-//! momentum in a collision, clock integrity of the layers, and refusal of intersecting starts.
+//! Contact on the AVI backend (issue 3): the pogo spring of ACM §3 / report §8.1 against its two
+//! broken variants, the particle between two walls of report §9, spheres in a box, momentum in
+//! collisions, law 5 over vagueness and profitability, safety by `check` and the audit,
+//! restitution, friction, inextensibility, and refusal of intersecting starts.
 
+use avicontact::avi::ContactVariant;
 use avicontact::ids::VertexId;
 use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};
 use avicontact::scene;
@@ -588,4 +590,119 @@ transform = {{ translate = [0.31, 0.29, 0.0] }}
         .count();
     assert!(stacked > 10, "the sheet folded onto itself: {stacked} stacked vertex pairs");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The pogo spring of ACM §3 / report §8.1 (unit spring and masses, foot `height` above a plane,
+/// gravity 1, η = 0.1, r₁ = 1000, layer safety 0.02) under `variant` for 700 s, gravity ticking
+/// every 10 ms and the spring every 1 ms: the total energy at every frame where both ends are clear of the layers,
+/// and how many times an end landed.
+fn pogo(variant: ContactVariant, height: f64) -> (Vec<(f64, f64)>, usize) {
+    let top = height + 1.0;
+    let text = format!(
+        r#"
+[simulation]
+duration = 700.0
+frame_rate = 20.0
+gravity = [0.0, 0.0, -1.0]
+period = 0.01
+[contact]
+thickness = 0.1
+stiffness = 1000.0
+safety_factor = 0.02
+[[body]]
+name = "pogo"
+kind = "chain"
+mesh = {{ generator = "line", start = [1.0, 0.0, {height}], end = [1.0, 0.0, {top}], segments = 1 }}
+mass = 1.0
+spring_stiffness = [1.0]
+stretch_period = 0.001
+[[body]]
+name = "ground"
+kind = "obstacle"
+mesh = {{ generator = "plane", size = [4.0, 4.0] }}
+"#
+    );
+    let mut s = scene::parse(&text, "pogo", Path::new("."), "pogo".into()).unwrap_or_else(|e| panic!("{e}"));
+    s.parameters.contact.as_mut().expect("the scene has contact").variant = variant;
+    let mut sim = Simulation::new(s.model, s.forces, s.parameters).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap_or_else(|e| panic!("{variant:?}: {e}"));
+    let (mut landings, mut down) = (0, false);
+    let mut flight = Vec::new();
+    for (t, energy, x, ..) in &r.frames {
+        let lowest = x[..2].iter().map(|x| x.z).fold(f64::INFINITY, f64::min);
+        let near = lowest < 0.2;
+        landings += usize::from(near && !down);
+        down = near;
+        if !near {
+            flight.push((*t, *energy));
+        }
+    }
+    (flight, landings)
+}
+
+#[test]
+fn the_reflective_variant_is_an_exact_elastic_collision() {
+    // so that its failure in the pogo test is the clock's (ACM §3), not a faulty impulse: two equal
+    // spheres head-on exchange velocities at the instant their gap reaches η(1)
+    let text = r#"
+[simulation]
+duration = 2.0
+frame_rate = 10.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.05
+stiffness = 100.0
+[[body]]
+name = "s"
+kind = "particles"
+radius = 0.1
+mass = 1.0
+positions = [[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+velocities = [[1.5, 0.0, 0.0], [-0.5, 0.0, 0.0]]
+"#;
+    let mut s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"));
+    s.parameters.contact.as_mut().unwrap().variant = ContactVariant::ReflectiveImpulse;
+    let mut sim = Simulation::new(s.model, s.forces, s.parameters).unwrap();
+    let mut r = Record::default();
+    sim.run(&mut r).unwrap();
+    let v = &sim.model().vertices;
+    let (va, vb) = (v.velocity(VertexId(0)), v.velocity(VertexId(1)));
+    assert!((va - V3::new(-0.5, 0.0, 0.0)).norm() < 1e-12 && (vb - V3::new(1.5, 0.0, 0.0)).norm() < 1e-12, "{va} {vb}");
+    // the impulse came when the centres were 2·0.1 + η apart: at t = (2 − 0.25)/2 s
+    let x = r.frames.last().unwrap().2[0].x;
+    let expected = -1.0 + 1.5 * 0.875 - 0.5 * (2.0 - 0.875);
+    assert!((x - expected).abs() < 1e-9, "sphere a at {x}, expected {expected}");
+}
+
+#[test]
+fn pogo_energy_oscillates_without_drift_only_with_regular_layer_clocks() {
+    // ACM §3 / report §8.1, Fig. 2: the same test on the paper's method and on its two broken
+    // variants. Per drop height, the late energy is the mean relative change over the last tenth of
+    // the in-flight frames; "no drift" is an RMS over six drops below 2 %.
+    let late_rms = |variant: ContactVariant| {
+        let mut late = Vec::new();
+        for height in [1.0, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.35, 1.4, 1.45] {
+            let (flight, landings) = pogo(variant, height);
+            assert!(landings >= 100, "{variant:?}: only {landings} landings");
+            let e0 = flight[0].1;
+            let tail = &flight[flight.len() * 9 / 10..];
+            late.push(tail.iter().map(|f| (f.1 - e0) / e0).sum::<f64>() / tail.len() as f64);
+            if variant == ContactVariant::RegularLayers {
+                let spread = flight.iter().map(|f| ((f.1 - e0) / e0).abs()).fold(0.0, f64::max);
+                assert!(spread < 0.03, "height {height}: the energy moved by {spread} in flight");
+            }
+        }
+        println!("{variant:?}: late energy change per drop {late:+.3?}");
+        ((late.iter().map(|d| d * d).sum::<f64>() / late.len() as f64).sqrt(), late)
+    };
+    let drifts = |rms: f64| rms > 0.02;
+    let (regular, _) = late_rms(ContactVariant::RegularLayers);
+    assert!(!drifts(regular), "regular layer clocks: late energy off by {regular} (RMS)");
+    let (restarted, late) = late_rms(ContactVariant::RestartedClocks);
+    assert!(drifts(restarted), "restarted clocks were expected to drift: {restarted}");
+    assert!(late.iter().all(|&d| d > 0.05), "restarted clocks inject energy systematically (ACM §3): {late:?}");
+    let (reflected, late) = late_rms(ContactVariant::ReflectiveImpulse);
+    assert!(drifts(reflected), "reflective impulses were expected to walk away: {reflected}");
+    assert!(late.iter().any(|&d| d > 0.0) && late.iter().any(|&d| d < 0.0), "a random walk, not a trend: {late:?}");
 }

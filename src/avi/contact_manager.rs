@@ -44,6 +44,27 @@ pub struct ContactSettings {
     pub restitution: Real,
     /// Coulomb coefficient μ ≥ 0, applied per layer impulse (ACM §6.3).
     pub friction: Real,
+    /// How contact is resolved: the paper's method, or one of the two broken variants of ACM §3
+    /// kept to reproduce its pogo experiment.
+    pub variant: ContactVariant,
+}
+
+/// How contact is resolved. Only [`ContactVariant::RegularLayers`] keeps the guarantees; the other
+/// two are the broken methods of ACM §3 (report §8.1, Fig. 2), kept so that the pogo experiment
+/// can show what they do. They are reachable from the library only, never from a scene file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactVariant {
+    /// Penalty layers on regular clocks ticking at multiples of h(l) from t = 0 (ACM §4, law 4).
+    #[default]
+    RegularLayers,
+    /// Broken on purpose: each layer's clock restarts at the instant its gap reaches η(l) (as
+    /// predicted on the stencil's linear trajectory, re-predicted at each tick until the layer
+    /// first pushes). ACM §3: this "systematically injects energy".
+    RestartedClocks,
+    /// Broken on purpose: no layers; when a pair's gap reaches η(1) (predicted on the linear
+    /// trajectory, re-predicted after every kick) its normal relative velocity is reflected by an
+    /// elastic impulse. ACM §3: the energy "takes a random walk". No safety guarantee either.
+    ReflectiveImpulse,
 }
 
 impl ContactSettings {
@@ -67,6 +88,7 @@ impl ContactSettings {
             profitability: 1.1,
             restitution: 1.0,
             friction: 0.0,
+            variant: ContactVariant::RegularLayers,
         }
     }
 }
@@ -172,6 +194,9 @@ enum Guard {
     /// A bound on how fast a constraint gap can shrink (its vertices' relative tube speed) keeps
     /// it above `thickness` until the failure time (edge-length pairs).
     Rate { thickness: Real },
+    /// [`ContactVariant::ReflectiveImpulse`] only: the pair is within the profitability margin of
+    /// η(1) and waits for its predicted impact (or polls while separating). Guarantees nothing.
+    Impact,
 }
 
 /// One contact pair: its active layers' clocks and its certificate.
@@ -182,7 +207,7 @@ struct Pair {
     /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
     inverse_mass: Real,
     /// Clocks of layers 1..=n (index l − 1).
-    layers: Vec<Clock>,
+    layers: Vec<LayerClock>,
     /// The pair's layers: the contact schedule, or for an inextensible edge η₁ = slack·rest/2.
     schedule: LayerSchedule,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
@@ -195,6 +220,32 @@ struct Pair {
     due: Option<Time>,
 }
 
+/// The clock of an active layer: a regular [`Clock`] on multiples of h(l) (origin 0), or under
+/// [`ContactVariant::RestartedClocks`] one shifted to start at the predicted contact instant.
+#[derive(Clone, Copy, Debug)]
+struct LayerClock {
+    clock: Clock,
+    /// Added to every tick time; 0 unless the clock was restarted (the broken variant).
+    origin: Real,
+    /// Restarted variant: the layer has not pushed yet, so each tick re-predicts contact.
+    awaiting_contact: bool,
+}
+
+impl LayerClock {
+    fn time_of(&self, k: u64) -> Time {
+        Time::new(self.origin + self.clock.time_of(k).seconds()).expect("a finite tick time")
+    }
+
+    fn next_time(&self) -> Time {
+        self.time_of(self.clock.ticks() + 1)
+    }
+
+    /// A clock of period `h` whose next tick is at `first`.
+    fn restarted(h: Real, first: Real) -> Self {
+        LayerClock { clock: Clock::new(h), origin: first - h, awaiting_contact: true }
+    }
+}
+
 /// A request to the event queue from the contact manager.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Schedule {
@@ -202,6 +253,9 @@ pub enum Schedule {
     Certificate(PairId, Time),
     /// Schedule the next tick of the pair's layer l.
     Layer(PairId, u32, Time),
+    /// [`ContactVariant::ReflectiveImpulse`]: (re)schedule the pair's impact check (its layer-1
+    /// event key) at this time, replacing any pending one.
+    Impact(PairId, Time),
 }
 
 /// What a layer event did.
@@ -523,7 +577,7 @@ impl ContactManager {
             return Err(penetration());
         }
         if matches!(pair.kind, PairKind::EdgeLength { .. }) {
-            return self.certify_rate(k, t, proximity.gap, out);
+            return self.certify_rate(k, t, proximity.gap, model, out);
         }
         // The slab normal joins the closest points; the supporting planes of the two sides along it
         // are measured from the vertices themselves, so the slab separates them by construction.
@@ -548,7 +602,11 @@ impl ContactManager {
                 self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
                 return Ok(());
             }
-            self.activate(k, next, t, out)?;
+            if s.variant == ContactVariant::ReflectiveImpulse {
+                self.watch_impact(k, t, model, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, model, out)?;
         }
     }
 
@@ -581,7 +639,14 @@ impl ContactManager {
     /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
     /// rate guard for the next layer: the gap shrinks no faster than the relative speed of the
     /// two tubes, |v₀ᵦ − v₀ₐ| + 2ε.
-    fn certify_rate(&mut self, k: usize, t: Time, gap: Real, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+    fn certify_rate(
+        &mut self,
+        k: usize,
+        t: Time,
+        gap: Real,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
         let s = self.settings;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
@@ -595,7 +660,11 @@ impl ContactManager {
                 self.schedule_failure(k, failure, out);
                 return Ok(());
             }
-            self.activate(k, next, t, out)?;
+            if s.variant == ContactVariant::ReflectiveImpulse {
+                self.watch_impact(k, t, model, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, model, out)?;
         }
     }
 
@@ -662,18 +731,121 @@ impl ContactManager {
     }
 
     /// Puts layer `l` of pair `k` on its clock: the first multiple of h(l) after `t` (report §6:
-    /// activation picks the next multiple; it never restarts a clock).
-    fn activate(&mut self, k: usize, l: u32, t: Time, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+    /// activation picks the next multiple; it never restarts a clock). Under the broken
+    /// [`ContactVariant::RestartedClocks`], the clock starts at the predicted contact instant.
+    fn activate(
+        &mut self,
+        k: usize,
+        l: u32,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
         let s = self.settings;
-        let pair = &mut self.pairs[k];
+        let pair = &self.pairs[k];
         let h = pair.schedule.checked_period(l, pair.inverse_mass, s.safety, t).map_err(ContactError::Zeno)?;
-        let mut clock = Clock::new(h);
-        clock.skip_to_after(t);
+        let clock = if s.variant == ContactVariant::RestartedClocks {
+            let level = pair.schedule.thickness(l);
+            let first = self.predict_contact(k, t, model, level).unwrap_or(t.seconds() + h);
+            LayerClock::restarted(h, first)
+        } else {
+            let mut clock = Clock::new(h);
+            clock.skip_to_after(t);
+            LayerClock { clock, origin: 0.0, awaiting_contact: false }
+        };
         out.push(Schedule::Layer(PairId(k as u32), l, clock.next_time()));
+        let pair = &mut self.pairs[k];
         pair.layers.push(clock);
         pair.certificate = None;
         self.deepest_layer = self.deepest_layer.max(l);
         Ok(())
+    }
+
+    /// When pair `k`'s gap reaches `level` if its stencil keeps its current velocities from `t`
+    /// (Newton's method on the gap along the linear trajectories; exact for a vertex against a
+    /// static plane); `None` if it does not approach. Used only by the broken variants.
+    fn predict_contact(&self, k: usize, t: Time, model: &Model, level: Real) -> Option<Real> {
+        let v = &model.vertices;
+        let pair = &self.pairs[k];
+        let mut at = t.seconds();
+        let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
+        for iteration in 0..16 {
+            x.clear();
+            x.extend(pair.vertices.iter().map(|&u| v.position_at(u, at)));
+            let proximity = pair.kind.measure(&x);
+            let rate: Real = pair
+                .vertices
+                .iter()
+                .zip(&proximity.gradient)
+                .map(|(&u, g)| {
+                    let velocity = match v.motion(u) {
+                        Motion::Scripted(path) => path.velocity(at),
+                        _ => v.velocity(u),
+                    };
+                    g.dot(&velocity)
+                })
+                .sum();
+            let miss = proximity.gap - level;
+            if rate >= 0.0 {
+                // separating now, or the closest approach stays above the level
+                return if iteration == 0 { None } else { Some(at) };
+            }
+            if miss <= 1e-12 * level {
+                return Some(at);
+            }
+            at += miss / -rate;
+        }
+        Some(at)
+    }
+
+    /// [`ContactVariant::ReflectiveImpulse`]: pair `k` is near η(1); ask for its impact check at
+    /// the predicted instant, or poll again after h(1) while it does not approach.
+    fn watch_impact(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) {
+        let level = self.pairs[k].schedule.thickness(1);
+        self.pairs[k].certificate = Some(Guard::Impact);
+        match self.predict_contact(k, t, model, level) {
+            Some(at) => out.push(Schedule::Impact(PairId(k as u32), Time::new(at.max(t.seconds())).expect("finite"))),
+            None => {
+                let poll = t.seconds() + self.layer_period(PairId(k as u32), 1);
+                self.schedule_failure(k, poll, out);
+            }
+        }
+    }
+
+    /// [`ContactVariant::ReflectiveImpulse`]: pair `k`'s impact check at `t`. If the gap has
+    /// reached η(1) while approaching, an elastic impulse along the gap gradient reverses the rate
+    /// at which the gap closes (momentum and kinetic energy kept at that instant); then the pair is
+    /// certified again (a new prediction, a poll, or a slab).
+    fn impact_tick(
+        &mut self,
+        k: usize,
+        t: Time,
+        model: &mut Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<bool, ContactError> {
+        for &u in &self.pairs[k].vertices {
+            model.vertices.drift_to(u, t.seconds());
+        }
+        self.fill_positions(k, model, t);
+        let proximity = self.pairs[k].kind.measure(&self.scratch);
+        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        let pair = &self.pairs[k];
+        let v = &mut model.vertices;
+        let rate: Real = pair.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let reached = proximity.gap <= pair.schedule.thickness(1) * (1.0 + 1e-9);
+        let weight: Real =
+            pair.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.norm_squared() / v.effective_mass(u)).sum();
+        let kicked = reached && rate < 0.0 && weight > 0.0;
+        if kicked {
+            // Δv_u = λ ∇_u d / m_u with λ = −2 ḋ / Σ |∇_u d|²/m_u, so ḋ ← −ḋ
+            let lambda = -2.0 * rate / weight;
+            for (&u, g) in pair.vertices.iter().zip(&proximity.gradient) {
+                v.kick(u, -g * lambda);
+            }
+        }
+        self.pairs[k].certificate = None;
+        self.certify(k, t, model, out)?;
+        Ok(kicked)
     }
 
     /// A tick of layer `l` of `pair` at `t` (report Algorithm 3): drift the stencil, kick it with
@@ -690,6 +862,10 @@ impl ContactManager {
     ) -> Result<LayerOutcome, ContactError> {
         let s = self.settings;
         let k = pair.0 as usize;
+        if s.variant == ContactVariant::ReflectiveImpulse {
+            let kicked = self.impact_tick(k, t, model, out)?;
+            return Ok(LayerOutcome { tick: 0, period: 0.0, kicked });
+        }
         for &u in &self.pairs[k].vertices {
             model.vertices.drift_to(u, t.seconds());
         }
@@ -698,10 +874,10 @@ impl ContactManager {
         self.smallest_gap = self.smallest_gap.min(proximity.gap);
         let p = &mut self.pairs[k];
         let clock = &mut p.layers[l as usize - 1];
-        let tick = clock.advance();
+        let tick = clock.clock.advance();
         debug_assert_eq!(clock.time_of(tick), t, "law 4: a layer event off its clock");
-        let h = clock.period();
-        let next_tick = clock.next_time();
+        let h = clock.clock.period();
+        let mut next_tick = clock.next_time();
 
         let v = &mut model.vertices;
         let gap_rate: Real = p.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
@@ -728,6 +904,20 @@ impl ContactManager {
             p.certificate = None;
             self.certify(k, t, model, out)?;
         } else {
+            if p.layers[l as usize - 1].awaiting_contact {
+                // the broken RestartedClocks variant: restart the clock at the predicted contact
+                // until the layer first pushes
+                if kicked {
+                    p.layers[l as usize - 1].awaiting_contact = false;
+                } else if let Some(at) = self.predict_contact(k, t, model, self.pairs[k].schedule.thickness(l)) {
+                    if at < next_tick.seconds() {
+                        // at the contact level now: this tick is the restarted clock's first
+                        let first = if at <= t.seconds() { t.seconds() + h } else { at };
+                        self.pairs[k].layers[l as usize - 1] = LayerClock::restarted(h, first);
+                        next_tick = self.pairs[k].layers[l as usize - 1].next_time();
+                    }
+                }
+            }
             out.push(Schedule::Layer(pair, l, next_tick));
         }
         Ok(LayerOutcome { tick, period: h, kicked })
@@ -787,6 +977,8 @@ impl ContactManager {
         for (k, pair) in self.pairs.iter().enumerate() {
             let slab = match &pair.certificate {
                 Some(Guard::Slab(slab)) => slab,
+                // the broken reflective variant guarantees nothing to audit
+                Some(Guard::Impact) => continue,
                 Some(Guard::Rate { thickness, .. }) => {
                     // a constraint pair: its gap, from the vertices, must still exceed the next
                     // layer's thickness

@@ -480,6 +480,11 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
                 queue.schedule(key, t)?;
             }
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
+            Schedule::Impact(pair, t) => {
+                let key = EventKey::Layer(pair, 1);
+                queue.cancel(&key);
+                queue.schedule(key, t)?;
+            }
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ pub mod contact_manager;
 mod engine;
 
 pub use contact_manager::{
-    AuditFailure, ContactError, ContactManager, ContactSettings, LayerOutcome, PairId, Penetration, Schedule,
-    StartError,
+    AuditFailure, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome, PairId, Penetration,
+    Schedule, StartError,
 };
 pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};

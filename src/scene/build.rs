@@ -2,7 +2,7 @@
 
 use super::schema::{self, BodySection, Generator, MeshSpec, ParticleGenerator, PositionsSpec, SceneFile};
 use super::{Backend, Scene, SceneError};
-use crate::avi::{ContactSettings, ForceSpec, PeriodChoice};
+use crate::avi::{ContactSettings, ContactVariant, ForceSpec, PeriodChoice};
 use crate::contact::LayerSchedule;
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
@@ -195,6 +195,7 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             },
             restitution: c.restitution.unwrap_or(1.0),
             friction: c.friction.unwrap_or(0.0),
+            variant: ContactVariant::RegularLayers,
         }),
     };
     let parameters = SimulationParameters {
