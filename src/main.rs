@@ -299,9 +299,13 @@ fn info(scene: &str) -> ExitCode {
     println!("force events per simulated second (AVI): {events_per_second:.3e}");
     if let Some(contact) = sim.avi().and_then(|e| e.contact()) {
         let c = contact.settings();
+        let broad = match contact.cell_size() {
+            None => "all pairs".to_string(),
+            Some(c) => format!("hash grid, cell {c:.4} m, {} cells occupied", contact.occupied_cells()),
+        };
         println!(
-            "contact (AVI penalty layers): {} candidate pairs (all pairs), η(1) = {} m, r(1) = {} N/m, layer safety {}, \
-             ε = {} m/s, restitution {}, friction {}",
+            "contact (AVI penalty layers): {} candidate pairs at the start ({broad}), η(1) = {} m, r(1) = {} N/m, \
+             layer safety {}, ε = {} m/s, restitution {}, friction {}",
             contact.pair_count(),
             c.layers.thickness,
             c.layers.stiffness,

@@ -23,6 +23,8 @@ pub enum EventKind {
     Layer,
     /// A separating-slab certificate failed (ACM §5.1): renewed, or layers activated.
     Certificate,
+    /// A hash-grid certificate failed (Phantom §4): a primitive's cells were re-covered.
+    Grid,
 }
 
 /// One processed event, as seen by observers.

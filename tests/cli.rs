@@ -260,7 +260,8 @@ fn info_lists_bodies_and_periods() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("contact (AVI penalty layers): 4 candidate pairs") && text.contains("η(1) = 0.1 m"),
+        text.contains("contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.6400 m")
+            && text.contains("η(1) = 0.1 m"),
         "{text}"
     );
 }

@@ -13,6 +13,7 @@
 //! (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero, so they change the cost,
 //! never the trajectory (law 5). See `docs/contact.md`.
 
+use super::broad_phase::{BroadPhase, BroadPhaseKind};
 use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
 use crate::geometry::distance::{
@@ -24,7 +25,9 @@ use crate::kds::{Slab, SlabSide, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
+use slotmap::SlotMap;
 use smallvec::{smallvec, SmallVec};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Contact settings of the AVI backend (the scene's `[contact]` table).
@@ -47,6 +50,8 @@ pub struct ContactSettings {
     /// How contact is resolved: the paper's method, or one of the two broken variants of ACM §3
     /// kept to reproduce its pogo experiment.
     pub variant: ContactVariant,
+    /// Which primitive pairs hold certificates: all of them, or those sharing hash-grid cells.
+    pub broad_phase: BroadPhaseKind,
 }
 
 /// How contact is resolved. Only [`ContactVariant::RegularLayers`] keeps the guarantees; the other
@@ -89,17 +94,19 @@ impl ContactSettings {
             restitution: 1.0,
             friction: 0.0,
             variant: ContactVariant::RegularLayers,
+            broad_phase: BroadPhaseKind::default(),
         }
     }
 }
 
-/// Index of a contact pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PairId(pub u32);
+slotmap::new_key_type! {
+    /// Handle of a contact pair (pairs come and go with the broad phase; a handle is never reused).
+    pub struct PairId;
+}
 
 /// The primitives of a pair; the "low" side comes first, the "high" side last.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum PairKind {
+pub(super) enum PairKind {
     /// A vertex (or the centre of a sphere of `radius`) against a triangle.
     PointTriangle { triangle: [VertexId; 3], point: VertexId, radius: Real },
     /// Two edges.
@@ -203,6 +210,9 @@ enum Guard {
 #[derive(Debug)]
 struct Pair {
     kind: PairKind,
+    /// The broad-phase primitives (i < j) it was made for; `None` for a length constraint, which
+    /// lives for the whole run.
+    primitives: Option<(u32, u32)>,
     vertices: SmallVec<[VertexId; 4]>,
     /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
     inverse_mass: Real,
@@ -256,6 +266,10 @@ pub enum Schedule {
     /// [`ContactVariant::ReflectiveImpulse`]: (re)schedule the pair's impact check (its layer-1
     /// event key) at this time, replacing any pending one.
     Impact(PairId, Time),
+    /// (Re)schedule the hash-grid certificate of a primitive at this time, replacing any pending one.
+    Grid(u32, Time),
+    /// The pair was removed (its primitives no longer share a cell): drop its certificate event.
+    Forget(PairId),
 }
 
 /// What a layer event did.
@@ -316,7 +330,17 @@ impl std::error::Error for ContactError {}
 #[derive(Debug)]
 pub struct ContactManager {
     settings: ContactSettings,
-    pairs: Vec<Pair>,
+    pairs: SlotMap<PairId, Pair>,
+    /// Primitives and the structure that decides which of their pairs exist.
+    broad: BroadPhase,
+    /// The pair of each primitive pair (i < j) that has one.
+    pair_of: HashMap<(u32, u32), PairId>,
+    /// Stamp of the last kick that rescheduled each primitive's grid certificate.
+    primitive_stamp: Vec<u64>,
+    /// Pairs made and removed by the broad phase after the start, and the most alive at once.
+    pairs_created: u64,
+    pairs_removed: u64,
+    peak_pairs: usize,
     /// For each vertex, the pairs whose stencil contains it (ACM §5.2's support lists).
     support: Vec<Vec<PairId>>,
     /// For each vertex, the centre v₀ of its vague tube (ACM §5.3): certificates assume its
@@ -336,69 +360,39 @@ pub struct ContactManager {
 }
 
 impl ContactManager {
-    /// Every candidate pair of `model` (all pairs): vertex–triangle and edge–edge between
-    /// triangulated bodies and chains (not sharing a vertex, not all held or scripted),
-    /// sphere–sphere and sphere–triangle, and two length constraints per edge of an inextensible
-    /// body.
+    /// The contact pairs of `model` at the start: those the broad phase asks for among
+    /// vertex–triangle and edge–edge pairs of triangulated bodies and chains, sphere–sphere and
+    /// sphere–triangle pairs (never sharing a vertex, never both unable to move), plus two length
+    /// constraints per edge of an inextensible body.
     pub fn new(model: &Model, settings: ContactSettings) -> Self {
         let v = &model.vertices;
         let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
-        let mut spheres: Vec<(VertexId, Real)> = Vec::new();
-        let mut points: Vec<VertexId> = Vec::new();
-        let mut segments: Vec<[VertexId; 2]> = Vec::new();
-        let mut triangles: Vec<[VertexId; 3]> = Vec::new();
-        for body in model.bodies.values() {
-            let id = |l: u32| VertexId(body.vertices.start + l);
-            if let BodyKind::Particles { radius } = &body.kind {
-                spheres.extend(body.vertices.clone().map(|i| (VertexId(i), *radius)));
-                continue;
-            }
-            let tris = body.kind.triangles();
-            // a chain's segments are its springs; a mesh's are its triangles' edges
-            let body_segments = match &body.kind {
-                BodyKind::Chain { edges } => edges.clone(),
-                _ => edges(tris),
-            };
-            let mut used: Vec<u32> = tris.iter().flatten().chain(body_segments.iter().flatten()).copied().collect();
-            used.sort_unstable();
-            used.dedup();
-            points.extend(used.into_iter().map(id));
-            segments.extend(body_segments.into_iter().map(|e| e.map(id)));
-            triangles.extend(tris.iter().map(|t| t.map(id)));
-        }
-        let mut kinds = Vec::new();
-        let all_held = |vs: &[VertexId]| vs.iter().all(|&u| held(u));
-        let shares = |a: &[VertexId], b: &[VertexId]| a.iter().any(|u| b.contains(u));
-        // a pair is a candidate unless it shares a vertex or cannot move at all
-        let candidate = |a: &[VertexId], b: &[VertexId]| !(shares(a, b) || (all_held(a) && all_held(b)));
-        for &t in &triangles {
-            for &p in &points {
-                if candidate(&t, &[p]) {
-                    kinds.push(PairKind::PointTriangle { triangle: t, point: p, radius: 0.0 });
-                }
-            }
-            for &(p, radius) in &spheres {
-                if candidate(&t, &[p]) {
-                    kinds.push(PairKind::PointTriangle { triangle: t, point: p, radius });
-                }
-            }
-        }
-        for (i, &a) in segments.iter().enumerate() {
-            for &b in &segments[i + 1..] {
-                if candidate(&a, &b) {
-                    kinds.push(PairKind::EdgeEdge { a, b });
-                }
-            }
-        }
-        for (i, &(a, ra)) in spheres.iter().enumerate() {
-            for &(b, rb) in &spheres[i + 1..] {
-                if candidate(&[a], &[b]) {
-                    kinds.push(PairKind::Spheres { a, b, radii: ra + rb });
-                }
-            }
+        // a pair must exist while its gap may fall below η(1); twice the profitable gap leaves room
+        // for its first slab
+        let reach = 2.0 * settings.profitability * settings.layers.thickness(1);
+        let broad = BroadPhase::new(model, settings.broad_phase, reach);
+        let mut manager = ContactManager {
+            settings,
+            pairs: SlotMap::with_key(),
+            pair_of: HashMap::new(),
+            primitive_stamp: vec![0; broad.len()],
+            broad,
+            pairs_created: 0,
+            pairs_removed: 0,
+            peak_pairs: 0,
+            support: vec![Vec::new(); v.len()],
+            reference_velocity: v.velocities().to_vec(),
+            stamp: 0,
+            deepest_layer: 0,
+            smallest_gap: Real::INFINITY,
+            reschedules: 0,
+            vague_skips: 0,
+            scratch: Vec::new(),
+        };
+        for (i, j, kind) in manager.broad.initial_pairs() {
+            manager.insert_pair(kind, Some((i, j)), settings.layers, model);
         }
         // inextensible edges (ACM §7): two constraint pairs per edge, at its initial length
-        let mut schedules = vec![settings.layers; kinds.len()];
         for body in model.bodies.values() {
             let Some(slack) = body.inextensibility else { continue };
             let body_edges = match &body.kind {
@@ -413,46 +407,59 @@ impl ContactManager {
                 let rest = (v.position(b) - v.position(a)).norm();
                 let schedule = LayerSchedule { thickness: 0.5 * slack * rest, stiffness: settings.layers.stiffness };
                 for stretch in [true, false] {
-                    kinds.push(PairKind::EdgeLength { a, b, rest, slack, stretch });
-                    schedules.push(schedule);
+                    manager.insert_pair(PairKind::EdgeLength { a, b, rest, slack, stretch }, None, schedule, model);
                 }
             }
         }
-        let mut support = vec![Vec::new(); v.len()];
-        let pairs = kinds
-            .into_iter()
-            .zip(schedules)
-            .enumerate()
-            .map(|(k, (kind, schedule))| {
-                let vertices = kind.vertices();
-                for u in &vertices {
-                    support[u.index()].push(PairId(k as u32));
-                }
-                let inverse_mass = vertices.iter().map(|&u| 1.0 / v.effective_mass(u)).sum();
-                Pair {
-                    kind,
-                    vertices,
-                    inverse_mass,
-                    schedule,
-                    layers: Vec::new(),
-                    certificate: None,
-                    stamp: 0,
-                    due: None,
-                }
-            })
-            .collect();
-        ContactManager {
-            settings,
-            pairs,
-            support,
-            reference_velocity: v.velocities().to_vec(),
+        manager
+    }
+
+    /// Adds a pair (no layers, no certificate yet) to the pair list and its vertices' supports.
+    fn insert_pair(
+        &mut self,
+        kind: PairKind,
+        primitives: Option<(u32, u32)>,
+        schedule: LayerSchedule,
+        model: &Model,
+    ) -> PairId {
+        let vertices = kind.vertices();
+        let inverse_mass = vertices.iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum();
+        let k = self.pairs.insert(Pair {
+            kind,
+            primitives,
+            vertices: vertices.clone(),
+            inverse_mass,
+            schedule,
+            layers: Vec::new(),
+            certificate: None,
             stamp: 0,
-            deepest_layer: 0,
-            smallest_gap: Real::INFINITY,
-            reschedules: 0,
-            vague_skips: 0,
-            scratch: Vec::new(),
+            due: None,
+        });
+        for u in &vertices {
+            self.support[u.index()].push(k);
         }
+        if let Some(ij) = primitives {
+            self.pair_of.insert(ij, k);
+        }
+        self.peak_pairs = self.peak_pairs.max(self.pairs.len());
+        k
+    }
+
+    /// Removes pair `k` (it has no active layer) and asks the queue to drop its certificate.
+    fn remove_pair(&mut self, k: PairId, out: &mut Vec<Schedule>) {
+        let pair = self.pairs.remove(k).expect("a live pair");
+        debug_assert!(pair.layers.is_empty(), "a pair with active layers is never removed");
+        for u in &pair.vertices {
+            let list = &mut self.support[u.index()];
+            if let Some(at) = list.iter().position(|&p| p == k) {
+                list.swap_remove(at);
+            }
+        }
+        if let Some(ij) = pair.primitives {
+            self.pair_of.remove(&ij);
+        }
+        self.pairs_removed += 1;
+        out.push(Schedule::Forget(k));
     }
 
     /// The settings.
@@ -460,14 +467,34 @@ impl ContactManager {
         &self.settings
     }
 
-    /// Number of candidate pairs.
+    /// Number of live pairs (each holds a certificate or layers).
     pub fn pair_count(&self) -> usize {
         self.pairs.len()
     }
 
+    /// Most pairs alive at once.
+    pub fn peak_pair_count(&self) -> usize {
+        self.peak_pairs
+    }
+
+    /// Pairs the broad phase made after the start, and removed.
+    pub fn pairs_created_and_removed(&self) -> (u64, u64) {
+        (self.pairs_created, self.pairs_removed)
+    }
+
+    /// The hash grid's cell side, m (`None` for all pairs).
+    pub fn cell_size(&self) -> Option<Real> {
+        self.broad.cell_size()
+    }
+
+    /// Number of occupied hash-grid cells (0 for all pairs).
+    pub fn occupied_cells(&self) -> usize {
+        self.broad.occupied_cells()
+    }
+
     /// Number of layers active now, over all pairs.
     pub fn active_layers(&self) -> usize {
-        self.pairs.iter().map(|p| p.layers.len()).sum()
+        self.pairs.values().map(|p| p.layers.len()).sum()
     }
 
     /// Deepest layer ever activated (0: no layer was ever active).
@@ -492,12 +519,12 @@ impl ContactManager {
 
     /// The stencil of `pair`: low side first.
     pub fn stencil(&self, pair: PairId) -> &SmallVec<[VertexId; 4]> {
-        &self.pairs[pair.0 as usize].vertices
+        &self.pairs[pair].vertices
     }
 
     /// The period of layer `l` of `pair`, s.
     pub fn layer_period(&self, pair: PairId, l: u32) -> Real {
-        let p = &self.pairs[pair.0 as usize];
+        let p = &self.pairs[pair];
         p.schedule.period(l, p.inverse_mass, self.settings.safety)
     }
 
@@ -507,7 +534,7 @@ impl ContactManager {
     pub fn energy(&self, positions: &[Vec3]) -> Real {
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         let mut total = 0.0;
-        for pair in self.pairs.iter().filter(|p| !p.layers.is_empty()) {
+        for pair in self.pairs.values().filter(|p| !p.layers.is_empty()) {
             let layers = pair.schedule;
             x.clear();
             x.extend(pair.vertices.iter().map(|u| positions[u.index()]));
@@ -525,7 +552,8 @@ impl ContactManager {
     /// touches): the layers would start inside their own range and no guarantee could hold.
     pub fn start(&mut self, model: &Model) -> Result<Vec<Schedule>, StartError> {
         let mut out = Vec::new();
-        for k in 0..self.pairs.len() {
+        let keys: Vec<PairId> = self.pairs.keys().collect();
+        for k in keys {
             let thickness = self.pairs[k].schedule.thickness(1);
             self.fill_positions(k, model, Time::ZERO);
             let gap = self.pairs[k].kind.measure(&self.scratch).gap;
@@ -539,10 +567,67 @@ impl ContactManager {
                 });
             }
         }
+        for i in 0..self.broad.len() as u32 {
+            if self.broad.is_kinetic(i) {
+                self.schedule_grid(i, Time::ZERO, model, &mut out);
+            }
+        }
         Ok(out)
     }
 
-    fn fill_positions(&mut self, k: usize, model: &Model, t: Time) {
+    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): re-cover its cells; pairs
+    /// with primitives it now shares a cell with are made and certified, pairs with primitives it
+    /// no longer shares one with are removed (unless a layer is still active: then the pair goes
+    /// when its last layer retires).
+    pub fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+        let mut out = Vec::new();
+        let (tubes, next_change) = self.primitive_tubes(i, t, model);
+        let (gained, lost, exit) = self.broad.recover(i, t.seconds(), model, &tubes);
+        for j in lost {
+            let key = (i.min(j), i.max(j));
+            if let Some(&k) = self.pair_of.get(&key) {
+                if self.pairs[k].layers.is_empty() {
+                    self.remove_pair(k, &mut out);
+                }
+            }
+        }
+        for j in gained {
+            let (a, b) = (i.min(j), i.max(j));
+            if self.pair_of.contains_key(&(a, b)) {
+                continue;
+            }
+            if let Some(kind) = self.broad.pair_kind(a, b) {
+                let k = self.insert_pair(kind, Some((a, b)), self.settings.layers, model);
+                self.pairs_created += 1;
+                self.certify(k, t, model, &mut out)?;
+            }
+        }
+        self.request_grid(i, exit.min(next_change), &mut out);
+        Ok(out)
+    }
+
+    /// The vague tubes of primitive `i`'s vertices from `t`, and the next change of a scripted
+    /// velocity among them.
+    fn primitive_tubes(&self, i: u32, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
+        let vertices = self.broad.vertices(i);
+        let x: SmallVec<[Vec3; 4]> = vertices.iter().map(|&u| model.vertices.position_at(u, t.seconds())).collect();
+        self.tubes_for(vertices, &x, t, model)
+    }
+
+    /// Asks the queue for primitive `i`'s grid certificate at its exit time from `t`.
+    fn schedule_grid(&mut self, i: u32, t: Time, model: &Model, out: &mut Vec<Schedule>) {
+        let (tubes, next_change) = self.primitive_tubes(i, t, model);
+        let exit = self.broad.exit(i, t.seconds(), &tubes);
+        self.request_grid(i, exit.min(next_change), out);
+    }
+
+    fn request_grid(&self, i: u32, at: Real, out: &mut Vec<Schedule>) {
+        if at.is_finite() {
+            out.push(Schedule::Grid(i, Time::new(at).expect("finite")));
+        }
+    }
+
+    fn fill_positions(&mut self, k: PairId, model: &Model, t: Time) {
         self.scratch.clear();
         let v = &model.vertices;
         self.scratch.extend(self.pairs[k].vertices.iter().map(|&u| v.position_at(u, t.seconds())));
@@ -551,7 +636,7 @@ impl ContactManager {
     /// A certificate failed at `t`: find a new slab or activate layers (Algorithm 4).
     pub fn certificate_failed(&mut self, pair: PairId, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
-        let k = pair.0 as usize;
+        let k = pair;
         self.pairs[k].certificate = None;
         self.pairs[k].due = None;
         self.certify(k, t, model, &mut out)?;
@@ -560,7 +645,7 @@ impl ContactManager {
 
     /// Sets pair `k` up at time `t`: activates layers while no profitable slab exists, then
     /// certifies the next layer with a slab of its thickness (Algorithms 2 and 4).
-    fn certify(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+    fn certify(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
         let s = self.settings;
         self.fill_positions(k, model, t);
         let proximity = self.pairs[k].kind.measure(&self.scratch);
@@ -615,7 +700,7 @@ impl ContactManager {
     #[allow(clippy::too_many_arguments)]
     fn schedule_slab(
         &mut self,
-        k: usize,
+        k: PairId,
         t: Time,
         model: &Model,
         normal: Vec3,
@@ -641,7 +726,7 @@ impl ContactManager {
     /// two tubes, |v₀ᵦ − v₀ₐ| + 2ε.
     fn certify_rate(
         &mut self,
-        k: usize,
+        k: PairId,
         t: Time,
         gap: Real,
         model: &Model,
@@ -670,7 +755,7 @@ impl ContactManager {
 
     /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless one is
     /// already due no later than that.
-    fn schedule_failure(&mut self, k: usize, failure: Real, out: &mut Vec<Schedule>) {
+    fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
         let pair = &mut self.pairs[k];
         if pair.due.is_some_and(|due| due.seconds() <= failure) {
             return;
@@ -678,20 +763,31 @@ impl ContactManager {
         if failure.is_finite() {
             let at = Time::new(failure).expect("finite failure time");
             pair.due = Some(at);
-            out.push(Schedule::Certificate(PairId(k as u32), at));
+            out.push(Schedule::Certificate(k, at));
         }
     }
 
     /// The tubes of pair `k`'s vertices from their positions at `t` (in [`Self::scratch`]), and
     /// the next time a scripted vertex of the pair changes velocity (+∞ if none).
-    fn tubes(&self, k: usize, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
+    fn tubes(&self, k: PairId, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
+        self.tubes_for(&self.pairs[k].vertices, &self.scratch, t, model)
+    }
+
+    /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
+    /// velocity, held ones exact; and the next time a scripted one changes velocity (+∞ if none).
+    fn tubes_for(
+        &self,
+        vertices: &[VertexId],
+        x: &[Vec3],
+        t: Time,
+        model: &Model,
+    ) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
         let v = &model.vertices;
         let tolerance = self.settings.tolerance;
         let mut next_change = Real::INFINITY;
-        let tubes = self.pairs[k]
-            .vertices
+        let tubes = vertices
             .iter()
-            .zip(&self.scratch)
+            .zip(x)
             .map(|(&u, &x0)| match v.motion(u) {
                 Motion::Free => VagueTrajectory { x0, v0: self.reference_velocity[u.index()], tolerance },
                 Motion::Fixed => VagueTrajectory::linear(x0, Vec3::zeros()),
@@ -711,7 +807,7 @@ impl ContactManager {
     /// Re-bases pair `k`'s slab at `t` on its vertices' current tubes (the planes stay where they
     /// are at `t`, the speed is rebalanced) and reschedules its failure; a full [`Self::certify`]
     /// if a vertex already touches its plane. Cheaper than a new slab: no closest points.
-    fn rebase(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+    fn rebase(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
         let Some(Guard::Slab(old)) = self.pairs[k].certificate else {
             return self.certify(k, t, model, out);
         };
@@ -735,7 +831,7 @@ impl ContactManager {
     /// [`ContactVariant::RestartedClocks`], the clock starts at the predicted contact instant.
     fn activate(
         &mut self,
-        k: usize,
+        k: PairId,
         l: u32,
         t: Time,
         model: &Model,
@@ -753,7 +849,7 @@ impl ContactManager {
             clock.skip_to_after(t);
             LayerClock { clock, origin: 0.0, awaiting_contact: false }
         };
-        out.push(Schedule::Layer(PairId(k as u32), l, clock.next_time()));
+        out.push(Schedule::Layer(k, l, clock.next_time()));
         let pair = &mut self.pairs[k];
         pair.layers.push(clock);
         pair.certificate = None;
@@ -764,7 +860,7 @@ impl ContactManager {
     /// When pair `k`'s gap reaches `level` if its stencil keeps its current velocities from `t`
     /// (Newton's method on the gap along the linear trajectories; exact for a vertex against a
     /// static plane); `None` if it does not approach. Used only by the broken variants.
-    fn predict_contact(&self, k: usize, t: Time, model: &Model, level: Real) -> Option<Real> {
+    fn predict_contact(&self, k: PairId, t: Time, model: &Model, level: Real) -> Option<Real> {
         let v = &model.vertices;
         let pair = &self.pairs[k];
         let mut at = t.seconds();
@@ -800,13 +896,13 @@ impl ContactManager {
 
     /// [`ContactVariant::ReflectiveImpulse`]: pair `k` is near η(1); ask for its impact check at
     /// the predicted instant, or poll again after h(1) while it does not approach.
-    fn watch_impact(&mut self, k: usize, t: Time, model: &Model, out: &mut Vec<Schedule>) {
+    fn watch_impact(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
         let level = self.pairs[k].schedule.thickness(1);
         self.pairs[k].certificate = Some(Guard::Impact);
         match self.predict_contact(k, t, model, level) {
-            Some(at) => out.push(Schedule::Impact(PairId(k as u32), Time::new(at.max(t.seconds())).expect("finite"))),
+            Some(at) => out.push(Schedule::Impact(k, Time::new(at.max(t.seconds())).expect("finite"))),
             None => {
-                let poll = t.seconds() + self.layer_period(PairId(k as u32), 1);
+                let poll = t.seconds() + self.layer_period(k, 1);
                 self.schedule_failure(k, poll, out);
             }
         }
@@ -818,7 +914,7 @@ impl ContactManager {
     /// certified again (a new prediction, a poll, or a slab).
     fn impact_tick(
         &mut self,
-        k: usize,
+        k: PairId,
         t: Time,
         model: &mut Model,
         out: &mut Vec<Schedule>,
@@ -861,7 +957,7 @@ impl ContactManager {
         out: &mut Vec<Schedule>,
     ) -> Result<LayerOutcome, ContactError> {
         let s = self.settings;
-        let k = pair.0 as usize;
+        let k = pair;
         if s.variant == ContactVariant::ReflectiveImpulse {
             let kicked = self.impact_tick(k, t, model, out)?;
             return Ok(LayerOutcome { tick: 0, period: 0.0, kicked });
@@ -902,7 +998,12 @@ impl ContactManager {
         if retire {
             p.layers.pop();
             p.certificate = None;
-            self.certify(k, t, model, out)?;
+            let gone = p.layers.is_empty() && p.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b));
+            if gone {
+                self.remove_pair(k, out);
+            } else {
+                self.certify(k, t, model, out)?;
+            }
         } else {
             if p.layers[l as usize - 1].awaiting_contact {
                 // the broken RestartedClocks variant: restart the clock at the predicted contact
@@ -953,7 +1054,7 @@ impl ContactManager {
         }
         for u in moved {
             for i in 0..self.support[u.index()].len() {
-                let k = self.support[u.index()][i].0 as usize;
+                let k = self.support[u.index()][i];
                 let pair = &mut self.pairs[k];
                 if pair.stamp == stamp || pair.certificate.is_none() {
                     continue;
@@ -961,6 +1062,13 @@ impl ContactManager {
                 pair.stamp = stamp;
                 self.reschedules += 1;
                 self.rebase(k, t, model, out)?;
+            }
+            for i in 0..self.broad.primitives_of(u).len() {
+                let p = self.broad.primitives_of(u)[i];
+                if self.primitive_stamp[p as usize] != stamp && self.broad.is_kinetic(p) {
+                    self.primitive_stamp[p as usize] = stamp;
+                    self.schedule_grid(p, t, model, out);
+                }
             }
         }
         Ok(())
@@ -974,7 +1082,8 @@ impl ContactManager {
     /// unguarded. Uses only the slabs and the vertices' trajectories, never the distance code.
     pub fn audit(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
         let v = &model.vertices;
-        for (k, pair) in self.pairs.iter().enumerate() {
+        self.audit_broad_phase(model, t)?;
+        for (k, pair) in &self.pairs {
             let slab = match &pair.certificate {
                 Some(Guard::Slab(slab)) => slab,
                 // the broken reflective variant guarantees nothing to audit
@@ -986,7 +1095,7 @@ impl ContactManager {
                     let gap = pair.kind.measure(&x).gap;
                     if gap < thickness * (1.0 - 1e-12) {
                         return Err(AuditFailure {
-                            pair: PairId(k as u32),
+                            pair: k,
                             time: t.seconds(),
                             what: "a constraint gap went below its guard",
                         });
@@ -995,11 +1104,7 @@ impl ContactManager {
                 }
                 None => {
                     if pair.layers.is_empty() {
-                        return Err(AuditFailure {
-                            pair: PairId(k as u32),
-                            time: t.seconds(),
-                            what: "no layer and no slab",
-                        });
+                        return Err(AuditFailure { pair: k, time: t.seconds(), what: "no layer and no slab" });
                     }
                     continue;
                 }
@@ -1015,10 +1120,55 @@ impl ContactManager {
                     x >= slab.plane(SlabSide::High, t.seconds()) - scale
                 };
                 if !ok {
+                    return Err(AuditFailure { pair: k, time: t.seconds(), what: "a vertex crossed its slab" });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ContactManager {
+    /// Audit of the broad phase: every candidate primitive pair whose gap is below η(1) holds a
+    /// pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
+    /// through the grid; nothing to check for all pairs, where every candidate holds one.
+    fn audit_broad_phase(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
+        if self.broad.cell_size().is_none() {
+            return Ok(());
+        }
+        let v = &model.vertices;
+        let eta = self.settings.layers.thickness(1);
+        // boxes inflated by radius + η/2: primitives whose boxes miss each other are more than η apart
+        let mut boxes: Vec<(Vec3, Vec3, u32)> = (0..self.broad.len() as u32)
+            .map(|i| {
+                let grow = Vec3::repeat(self.broad.radius(i) + 0.5 * eta);
+                let x = self.broad.vertices(i).iter().map(|&u| v.position_at(u, t.seconds()));
+                let (lo, hi) = x
+                    .fold((Vec3::repeat(Real::INFINITY), Vec3::repeat(Real::NEG_INFINITY)), |(lo, hi), x| {
+                        (lo.inf(&x), hi.sup(&x))
+                    });
+                (lo - grow, hi + grow, i)
+            })
+            .collect();
+        boxes.sort_by(|a, b| a.0.x.total_cmp(&b.0.x).then(a.2.cmp(&b.2)));
+        let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
+        for (n, a) in boxes.iter().enumerate() {
+            for b in boxes[n + 1..].iter().take_while(|b| b.0.x <= a.1.x) {
+                if (1..3).any(|c| a.1[c] < b.0[c] || b.1[c] < a.0[c]) {
+                    continue;
+                }
+                let (i, j) = (a.2.min(b.2), a.2.max(b.2));
+                if self.pair_of.contains_key(&(i, j)) {
+                    continue;
+                }
+                let Some(kind) = self.broad.pair_kind(i, j) else { continue };
+                x.clear();
+                x.extend(kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
+                if kind.measure(&x).gap <= eta {
                     return Err(AuditFailure {
-                        pair: PairId(k as u32),
+                        pair: PairId::default(),
                         time: t.seconds(),
-                        what: "a vertex crossed its slab",
+                        what: "two primitives closer than η(1) hold no pair: the broad phase missed them",
                     });
                 }
             }
@@ -1030,7 +1180,7 @@ impl ContactManager {
 /// What the audit found wrong.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AuditFailure {
-    /// The pair.
+    /// The pair (the null handle when the broad phase missed a pair).
     pub pair: PairId,
     /// When, s.
     pub time: Real,
@@ -1040,7 +1190,7 @@ pub struct AuditFailure {
 
 impl fmt::Display for AuditFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "audit at t = {} s: contact pair {}: {}", self.time, self.pair.0, self.what)
+        write!(f, "audit at t = {} s: contact pair {:?}: {}", self.time, self.pair, self.what)
     }
 }
 
@@ -1087,8 +1237,10 @@ mod tests {
     }
 
     fn settings() -> ContactSettings {
+        // all pairs: these tests are about one pair's certificate, not about the broad phase
         ContactSettings {
             tolerance: 0.1,
+            broad_phase: BroadPhaseKind::AllPairs,
             ..ContactSettings::new(LayerSchedule { thickness: 0.05, stiffness: 100.0 }, 0.05)
         }
     }
@@ -1096,7 +1248,7 @@ mod tests {
     /// The failure time the manager asked the queue for, for pair 0.
     fn requested(out: &[Schedule]) -> Option<Real> {
         out.iter().rev().find_map(|s| match s {
-            Schedule::Certificate(PairId(0), t) => Some(t.seconds()),
+            Schedule::Certificate(_, t) => Some(t.seconds()),
             _ => None,
         })
     }
@@ -1141,14 +1293,14 @@ mod tests {
         model.add_body(body, &[Vec3::zeros(), Vec3::x() * 2.0], &[Vec3::zeros(); 2], &[1.0; 2]);
         let manager = ContactManager::new(&model, settings());
         let lengths: Vec<_> =
-            manager.pairs.iter().filter(|p| matches!(p.kind, PairKind::EdgeLength { .. })).map(|p| p.kind).collect();
+            manager.pairs.values().filter(|p| matches!(p.kind, PairKind::EdgeLength { .. })).map(|p| p.kind).collect();
         assert_eq!(lengths.len(), 2);
         let x = [Vec3::zeros(), Vec3::x() * 2.1];
         // stretched by 5 % of the 10 % slack: half the stretch gap left, the compression gap grows
         let gaps: Vec<Real> = lengths.iter().map(|k| k.measure(&x).gap).collect();
         assert!((gaps[0] - 0.1).abs() < 1e-12 && (gaps[1] - 0.3).abs() < 1e-12, "{gaps:?}");
         // each pair's layers start at half the slack: η₁ = s·ℓ/2
-        let pair = manager.pairs.iter().find(|p| matches!(p.kind, PairKind::EdgeLength { .. })).unwrap();
+        let pair = manager.pairs.values().find(|p| matches!(p.kind, PairKind::EdgeLength { .. })).unwrap();
         assert!((pair.schedule.thickness(1) - 0.1).abs() < 1e-12);
     }
 }

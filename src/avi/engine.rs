@@ -41,6 +41,8 @@ pub enum EventKey {
     Layer(PairId, u32),
     /// The failure of a pair's separating-slab certificate.
     Certificate(PairId),
+    /// The failure of a primitive's hash-grid certificate (Phantom §4).
+    Grid(u32),
 }
 
 /// A potential with its clock.
@@ -70,7 +72,7 @@ pub struct AviEngine {
     dissipated: Real,
     workspace: KickWorkspace,
     snapshot: Vec<Vec3>,
-    contact: Option<ContactManager>,
+    contact: Option<Box<ContactManager>>,
     contact_requests: Vec<Schedule>,
     audit: bool,
     profile: bool,
@@ -78,6 +80,7 @@ pub struct AviEngine {
     rescheduling: std::time::Duration,
     layer_slot: usize,
     certificate_slot: usize,
+    grid_slot: usize,
 }
 
 impl AviEngine {
@@ -162,6 +165,7 @@ impl AviEngine {
             rescheduling: std::time::Duration::ZERO,
             layer_slot: 0,
             certificate_slot: 0,
+            grid_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
         for (mut spec, period) in specs.into_iter().zip(periods) {
@@ -248,6 +252,7 @@ impl AviEngine {
                 (record, kicked.then_some(Kicked::Pair(pair)))
             }
             EventKey::Certificate(pair) => (self.fail_certificate(pair, t, model)?, None),
+            EventKey::Grid(primitive) => (self.fail_grid(primitive, t, model)?, None),
         };
         if let Some(kicked) = kicked {
             self.reschedule_contingent(kicked, t, model)?;
@@ -373,7 +378,8 @@ impl AviEngine {
         apply(&mut self.queue, &requests)?;
         self.layer_slot = self.counters.slot("layer");
         self.certificate_slot = self.counters.slot("certificate");
-        self.contact = Some(contact);
+        self.grid_slot = self.counters.slot("grid");
+        self.contact = Some(Box::new(contact));
         Ok(self)
     }
 
@@ -392,7 +398,7 @@ impl AviEngine {
 
     /// The contact manager, if contact is simulated.
     pub fn contact(&self) -> Option<&ContactManager> {
-        self.contact.as_ref()
+        self.contact.as_deref()
     }
 
     /// A penalty layer's tick (report Algorithm 3). Also returns whether it kicked.
@@ -461,6 +467,18 @@ impl AviEngine {
     }
 }
 
+impl AviEngine {
+    /// A primitive's hash-grid certificate failed (Phantom §4): its cells are re-covered and the
+    /// pairs it gained or lost made or removed.
+    fn fail_grid(&mut self, primitive: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let contact = self.contact.as_mut().expect("grid events exist only with contact");
+        let requests = contact.grid_event(primitive, t, model).map_err(SimulationError::Contact)?;
+        apply(&mut self.queue, &requests)?;
+        self.counters.count(self.grid_slot);
+        Ok(EventRecord { time: t, kind: EventKind::Grid, force: None, label: "grid", tick: 0, period: 0.0 })
+    }
+}
+
 /// Whose stencil an event kicked.
 #[derive(Clone, Copy, Debug)]
 enum Kicked {
@@ -484,6 +502,14 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
                 let key = EventKey::Layer(pair, 1);
                 queue.cancel(&key);
                 queue.schedule(key, t)?;
+            }
+            Schedule::Grid(primitive, t) => {
+                let key = EventKey::Grid(primitive);
+                queue.cancel(&key);
+                queue.schedule(key, t)?;
+            }
+            Schedule::Forget(pair) => {
+                queue.cancel(&EventKey::Certificate(pair));
             }
         }
     }

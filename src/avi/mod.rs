@@ -5,9 +5,11 @@
 //! the potential's gradient times its period. With one common period for all potentials the
 //! integrator is velocity Verlet (law 7).
 
+mod broad_phase;
 pub mod contact_manager;
 mod engine;
 
+pub use broad_phase::BroadPhaseKind;
 pub use contact_manager::{
     AuditFailure, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome, PairId, Penetration,
     Schedule, StartError,

@@ -5,6 +5,7 @@
 //! Contract of every certificate: *may fail early, must never fail late*. `None` is a certificate
 //! that never fails.
 
+pub mod hash_grid;
 pub mod slab;
 pub mod trajectory;
 

@@ -2,7 +2,7 @@
 
 use super::schema::{self, BodySection, Generator, MeshSpec, ParticleGenerator, PositionsSpec, SceneFile};
 use super::{Backend, Scene, SceneError};
-use crate::avi::{ContactSettings, ContactVariant, ForceSpec, PeriodChoice};
+use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant, ForceSpec, PeriodChoice};
 use crate::contact::LayerSchedule;
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
@@ -106,10 +106,10 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
     };
     if let Some(c) = &raw.contact {
         check_contact(&ctx, c)?;
-        if matches!(c.broad_phase.as_deref(), Some("hash-grid" | "kdop")) {
+        if c.broad_phase.as_deref() == Some("kdop") {
             warnings.push(format!(
-                "{file}: contact.broad_phase: the kinetic hash grid and k-DOP tree are not built yet; the AVI backend \
-                 certifies all pairs instead (the same trajectory, law 5; slower on large scenes)"
+                "{file}: contact.broad_phase: the kinetic k-DOP tree is not built yet; the AVI backend uses the hash \
+                 grid instead (the same trajectory, law 5)"
             ));
         }
     }
@@ -196,6 +196,20 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             restitution: c.restitution.unwrap_or(1.0),
             friction: c.friction.unwrap_or(0.0),
             variant: ContactVariant::RegularLayers,
+            broad_phase: match c.broad_phase.as_deref() {
+                Some("all-pairs") => BroadPhaseKind::AllPairs,
+                _ => BroadPhaseKind::HashGrid {
+                    cell_size: match c.cell_size {
+                        None => None,
+                        size => Some(ctx.positive(
+                            "contact",
+                            "cell_size",
+                            size,
+                            "the hash grid's cell side in m (default: twice the mean edge length)",
+                        )?),
+                    },
+                },
+            },
         }),
     };
     let parameters = SimulationParameters {

@@ -95,6 +95,8 @@ pub struct ContactSection {
     pub profitability: Option<f64>,
     /// Safety factor on the layers' stable periods (0, 1].
     pub safety_factor: Option<f64>,
+    /// Hash-grid cell side, m (default: twice the mean edge length).
+    pub cell_size: Option<f64>,
 }
 
 /// `[sync]`.

@@ -1,0 +1,365 @@
+//! The broad phase of AVI contact: which primitive pairs hold a contact pair (certificate and
+//! layers) at all. Either every candidate pair, for all time, or the kinetic hash grid of
+//! Phantom §4, where a pair exists while its two primitives' cell boxes overlap (see
+//! [`crate::kds::hash_grid`]).
+//!
+//! Primitives are the points, segments and triangles of the triangulated bodies and chains, and
+//! the spheres of particle bodies. The pair rule is the same for both: a triangle with a mesh point
+//! or a sphere, two segments, two spheres; never two primitives that share a vertex or that can
+//! both not move.
+
+use super::contact_manager::PairKind;
+use crate::ids::VertexId;
+use crate::kds::hash_grid::{exit_time, CellBox, HashGrid};
+use crate::kds::VagueTrajectory;
+use crate::math::{Real, Vec3};
+use crate::mesh::edges;
+use crate::model::{BodyKind, Model, Motion};
+use smallvec::{smallvec, SmallVec};
+
+/// Which broad phase the AVI contact manager uses (the scene's `[contact] broad_phase`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BroadPhaseKind {
+    /// Every candidate pair holds a certificate for the whole run: cost grows with the square of
+    /// the number of primitives; for small scenes and as the reference of law 5.
+    AllPairs,
+    /// The kinetic hash grid (Phantom §4) with cubic cells of this side, m; `None`: twice the mean
+    /// edge length of the free bodies (Phantom's choice), or for particles only, twice the sum of
+    /// the largest diameter and the contact reach.
+    HashGrid {
+        /// Cell side, m.
+        cell_size: Option<Real>,
+    },
+}
+
+impl Default for BroadPhaseKind {
+    fn default() -> Self {
+        BroadPhaseKind::HashGrid { cell_size: None }
+    }
+}
+
+/// The shape of a primitive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    /// A vertex of a mesh or chain.
+    Point,
+    /// A particle of this radius.
+    Sphere(Real),
+    Segment,
+    Triangle,
+}
+
+/// A point, segment, triangle or sphere.
+#[derive(Clone, Debug)]
+struct Primitive {
+    shape: Shape,
+    vertices: SmallVec<[VertexId; 3]>,
+    /// Every vertex is fixed (held, not scripted): its cells never change.
+    fixed: bool,
+    /// Held or scripted: kicks do not move it.
+    held: bool,
+}
+
+/// A primitive whose cell box holds more cells than this (a large obstacle triangle, say) is not
+/// entered cell by cell: it sits on a short list checked against every moving primitive, with the
+/// same overlap rule.
+const LARGE_CELLS: u64 = 4096;
+
+/// The hash grid's state: every primitive's cell box, and the margins that decide them.
+#[derive(Debug)]
+struct Grid {
+    grid: HashGrid,
+    cells: Vec<CellBox>,
+    /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
+    large: Vec<u32>,
+    /// Half the contact reach: two primitives whose bounding boxes, each inflated by its radius
+    /// plus this, do not overlap have a gap above the reach.
+    half_reach: Real,
+    /// Extra inflation when a cell box is recomputed, so a primitive near a cell boundary does not
+    /// fail its certificate at once (hysteresis), m.
+    slack: Real,
+}
+
+/// The primitives of a model and the structure that says which pairs of them may touch.
+#[derive(Debug)]
+pub(super) struct BroadPhase {
+    primitives: Vec<Primitive>,
+    /// For each vertex, the primitives it belongs to.
+    of_vertex: Vec<SmallVec<[u32; 8]>>,
+    grid: Option<Grid>,
+}
+
+impl BroadPhase {
+    /// The primitives of `model`; with a hash grid, each is placed in its cells at t = 0. `reach`
+    /// is the gap below which a pair must exist (m).
+    pub(super) fn new(model: &Model, kind: BroadPhaseKind, reach: Real) -> Self {
+        let v = &model.vertices;
+        let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
+        let fixed = |u: VertexId| matches!(v.motion(u), Motion::Fixed);
+        let mut spheres = Vec::new();
+        let mut points = Vec::new();
+        let mut segments = Vec::new();
+        let mut triangles = Vec::new();
+        let mut free_edge_lengths = Vec::new();
+        for body in model.bodies.values() {
+            let id = |l: u32| VertexId(body.vertices.start + l);
+            if let BodyKind::Particles { radius } = &body.kind {
+                spheres.extend(body.vertices.clone().map(|i| (Shape::Sphere(*radius), smallvec![VertexId(i)])));
+                continue;
+            }
+            let tris = body.kind.triangles();
+            // a chain's segments are its springs; a mesh's are its triangles' edges
+            let body_segments = match &body.kind {
+                BodyKind::Chain { edges } => edges.clone(),
+                _ => edges(tris),
+            };
+            let mut used: Vec<u32> = tris.iter().flatten().chain(body_segments.iter().flatten()).copied().collect();
+            used.sort_unstable();
+            used.dedup();
+            points.extend(used.into_iter().map(|l| (Shape::Point, smallvec![id(l)])));
+            for e in &body_segments {
+                let [a, b] = e.map(id);
+                if !(held(a) && held(b)) {
+                    free_edge_lengths.push((v.position(b) - v.position(a)).norm());
+                }
+                segments.push((Shape::Segment, smallvec![a, b]));
+            }
+            triangles.extend(tris.iter().map(|t| (Shape::Triangle, t.iter().map(|&l| id(l)).collect())));
+        }
+        let largest_radius = spheres.iter().map(|(s, _)| radius(*s)).fold(0.0, Real::max);
+        let primitives: Vec<Primitive> = triangles
+            .into_iter()
+            .chain(points)
+            .chain(spheres)
+            .chain(segments)
+            .map(|(shape, vertices): (Shape, SmallVec<[VertexId; 3]>)| Primitive {
+                shape,
+                fixed: vertices.iter().all(|&u| fixed(u)),
+                held: vertices.iter().all(|&u| held(u)),
+                vertices,
+            })
+            .collect();
+        let mut of_vertex = vec![SmallVec::new(); v.len()];
+        for (i, p) in primitives.iter().enumerate() {
+            for u in &p.vertices {
+                of_vertex[u.index()].push(i as u32);
+            }
+        }
+        let grid = match kind {
+            BroadPhaseKind::AllPairs => None,
+            BroadPhaseKind::HashGrid { cell_size } => {
+                let cell = cell_size.unwrap_or_else(|| {
+                    if free_edge_lengths.is_empty() {
+                        2.0 * (2.0 * largest_radius + reach)
+                    } else {
+                        2.0 * free_edge_lengths.iter().sum::<Real>() / free_edge_lengths.len() as Real
+                    }
+                });
+                let cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
+                let mut grid = Grid {
+                    grid: HashGrid::new(cell),
+                    cells: Vec::new(),
+                    large: Vec::new(),
+                    half_reach: 0.5 * reach,
+                    slack: 0.25 * cell,
+                };
+                for (i, p) in primitives.iter().enumerate() {
+                    let cells = grid.cover(p, model, 0.0);
+                    grid.enter(i as u32, &cells);
+                    grid.cells.push(cells);
+                }
+                Some(grid)
+            }
+        };
+        BroadPhase { primitives, of_vertex, grid }
+    }
+
+    /// The cell side, if this is a hash grid.
+    pub(super) fn cell_size(&self) -> Option<Real> {
+        self.grid.as_ref().map(|g| g.grid.cell_size())
+    }
+
+    /// Number of occupied cells (0 for all pairs).
+    pub(super) fn occupied_cells(&self) -> usize {
+        self.grid.as_ref().map_or(0, |g| g.grid.occupied_cells())
+    }
+
+    /// Number of primitives.
+    pub(super) fn len(&self) -> usize {
+        self.primitives.len()
+    }
+
+    /// The primitives vertex `u` belongs to.
+    pub(super) fn primitives_of(&self, u: VertexId) -> &[u32] {
+        &self.of_vertex[u.index()]
+    }
+
+    /// The radius of primitive `i` (0 but for spheres), m.
+    pub(super) fn radius(&self, i: u32) -> Real {
+        radius(self.primitives[i as usize].shape)
+    }
+
+    /// The vertices of primitive `i`.
+    pub(super) fn vertices(&self, i: u32) -> &[VertexId] {
+        &self.primitives[i as usize].vertices
+    }
+
+    /// True if primitive `i` is on the hash grid and can move (so it has a certificate).
+    pub(super) fn is_kinetic(&self, i: u32) -> bool {
+        self.grid.is_some() && !self.primitives[i as usize].fixed
+    }
+
+    /// The contact pair between primitives `i` < `j`, if they form one.
+    pub(super) fn pair_kind(&self, i: u32, j: u32) -> Option<PairKind> {
+        let (a, b) = (&self.primitives[i as usize], &self.primitives[j as usize]);
+        if a.vertices.iter().any(|u| b.vertices.contains(u)) || (a.held && b.held) {
+            return None;
+        }
+        let triangle = |p: &Primitive| [p.vertices[0], p.vertices[1], p.vertices[2]];
+        match (a.shape, b.shape) {
+            (Shape::Triangle, Shape::Point) => {
+                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices[0], radius: 0.0 })
+            }
+            (Shape::Triangle, Shape::Sphere(r)) => {
+                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices[0], radius: r })
+            }
+            (Shape::Segment, Shape::Segment) => {
+                Some(PairKind::EdgeEdge { a: [a.vertices[0], a.vertices[1]], b: [b.vertices[0], b.vertices[1]] })
+            }
+            (Shape::Sphere(ra), Shape::Sphere(rb)) => {
+                Some(PairKind::Spheres { a: a.vertices[0], b: b.vertices[0], radii: ra + rb })
+            }
+            _ => None,
+        }
+    }
+
+    /// The primitive pairs (i < j, in order) that hold a contact pair at the start: all candidate
+    /// pairs, or those whose cell boxes overlap.
+    pub(super) fn initial_pairs(&self) -> Vec<(u32, u32, PairKind)> {
+        let n = self.primitives.len() as u32;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let partners: Vec<u32> = match &self.grid {
+                None => (i + 1..n).collect(),
+                Some(grid) => {
+                    let mine = &grid.cells[i as usize];
+                    let mut js: Vec<u32> = if mine.len() > LARGE_CELLS {
+                        (i + 1..n).filter(|&j| grid.cells[j as usize].overlaps(mine)).collect()
+                    } else {
+                        let listed = mine.cells().flat_map(|c| grid.grid.occupants(&c).iter().copied());
+                        let large = grid.large.iter().copied().filter(|&j| grid.cells[j as usize].overlaps(mine));
+                        listed.chain(large).filter(|&j| j > i).collect()
+                    };
+                    js.sort_unstable();
+                    js.dedup();
+                    js
+                }
+            };
+            out.extend(partners.into_iter().filter_map(|j| self.pair_kind(i, j).map(|kind| (i, j, kind))));
+        }
+        out
+    }
+
+    /// True while primitives `i` and `j` must hold a pair (always, for all pairs).
+    pub(super) fn overlap(&self, i: u32, j: u32) -> bool {
+        self.grid.as_ref().is_none_or(|g| g.cells[i as usize].overlaps(&g.cells[j as usize]))
+    }
+
+    /// Primitive `i`'s certificate failed at `t` (its vertices at `x`, their tubes `tubes`):
+    /// re-cover it. Returns the primitives it now overlaps and did not before (`gained`), those it
+    /// overlapped and no longer does (`lost`), each sorted, and its next failure time.
+    pub(super) fn recover(
+        &mut self,
+        i: u32,
+        t: Real,
+        model: &Model,
+        tubes: &[VagueTrajectory],
+    ) -> (Vec<u32>, Vec<u32>, Real) {
+        let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
+        let p = &self.primitives[i as usize];
+        let old = grid.cells[i as usize];
+        let new = grid.cover(p, model, t);
+        let (mut gained, mut lost) = (Vec::new(), Vec::new());
+        if new != old {
+            grid.leave(i, &old);
+            grid.enter(i, &new);
+            grid.cells[i as usize] = new;
+            // a primitive it gained overlaps `new` but not `old`, so it sits in a cell of new \ old
+            // (or on the large list); one it lost sits in a cell of old \ new
+            let candidates: Vec<u32> = if old.len() > LARGE_CELLS || new.len() > LARGE_CELLS {
+                (0..grid.cells.len() as u32).collect()
+            } else {
+                let fresh = new.cells().filter(|c| !old.contains(c));
+                let stale = old.cells().filter(|c| !new.contains(c));
+                let listed = fresh.chain(stale).flat_map(|c| grid.grid.occupants(&c).iter().copied());
+                listed.chain(grid.large.iter().copied()).collect()
+            };
+            for j in candidates.into_iter().filter(|&j| j != i) {
+                let (now, before) = (grid.cells[j as usize].overlaps(&new), grid.cells[j as usize].overlaps(&old));
+                if now && !before {
+                    gained.push(j);
+                } else if before && !now {
+                    lost.push(j);
+                }
+            }
+            for list in [&mut gained, &mut lost] {
+                list.sort_unstable();
+                list.dedup();
+            }
+        }
+        (gained, lost, self.exit(i, t, tubes))
+    }
+
+    /// When primitive `i`'s vertices (tubes from `t`) may first leave its cell box, s (+∞: never).
+    pub(super) fn exit(&self, i: u32, t: Real, tubes: &[VagueTrajectory]) -> Real {
+        let grid = self.grid.as_ref().expect("only with a hash grid");
+        let p = &self.primitives[i as usize];
+        let margin = radius(p.shape) + grid.half_reach;
+        let (lo, hi) = grid.grid.bounds(&grid.cells[i as usize]);
+        t + exit_time(tubes, &(lo + Vec3::repeat(margin)), &(hi - Vec3::repeat(margin)))
+    }
+}
+
+impl Grid {
+    /// Enters primitive `i` with `cells` into the hash map, or the large list.
+    fn enter(&mut self, i: u32, cells: &CellBox) {
+        if cells.len() > LARGE_CELLS {
+            let at = self.large.partition_point(|&j| j < i);
+            self.large.insert(at, i);
+        } else {
+            self.grid.insert(i, cells);
+        }
+    }
+
+    /// Takes primitive `i` with `cells` out of the hash map, or the large list.
+    fn leave(&mut self, i: u32, cells: &CellBox) {
+        if cells.len() > LARGE_CELLS {
+            self.large.retain(|&j| j != i);
+        } else {
+            self.grid.remove(i, cells);
+        }
+    }
+
+    /// The cell box of primitive `p` at time `t`: its bounding box inflated by its radius, half
+    /// the reach and the slack.
+    fn cover(&self, p: &Primitive, model: &Model, t: Real) -> CellBox {
+        let v = &model.vertices;
+        let mut lo = Vec3::repeat(Real::INFINITY);
+        let mut hi = Vec3::repeat(Real::NEG_INFINITY);
+        for &u in &p.vertices {
+            let x = v.position_at(u, t);
+            lo = lo.inf(&x);
+            hi = hi.sup(&x);
+        }
+        let margin = Vec3::repeat(radius(p.shape) + self.half_reach + self.slack);
+        self.grid.cover(&(lo - margin), &(hi + margin))
+    }
+}
+
+/// The radius of a shape (0 but for spheres).
+fn radius(shape: Shape) -> Real {
+    match shape {
+        Shape::Sphere(r) => r,
+        _ => 0.0,
+    }
+}

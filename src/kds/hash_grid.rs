@@ -1,0 +1,202 @@
+//! The kinetic hash grid (Phantom §4, after Teschner et al. 2003): space is cut into cubic cells,
+//! only occupied cells are stored, in a hash map. Each primitive covers a box of cells around its
+//! bounding box (inflated by its contact reach); two primitives are candidates for contact
+//! exactly while their cell boxes overlap. A primitive's certificate says "its vertices stay
+//! inside its cell box" and fails no later than the first time a vertex's vague tube can leave it.
+//!
+//! The map is only ever looked up, never iterated, so its hashing order cannot leak into the
+//! simulation (law 6).
+
+use super::VagueTrajectory;
+use crate::math::{Real, Vec3};
+use std::collections::HashMap;
+
+/// Integer coordinates of a cell: the cell `[i·c, (i + 1)·c)` on each axis for cell size c.
+pub type Cell = [i32; 3];
+
+/// An inclusive box of cells, `lo ..= hi` on each axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellBox {
+    /// Lowest cell.
+    pub lo: Cell,
+    /// Highest cell.
+    pub hi: Cell,
+}
+
+impl CellBox {
+    /// True if the two boxes share a cell.
+    pub fn overlaps(&self, other: &CellBox) -> bool {
+        (0..3).all(|i| self.lo[i] <= other.hi[i] && other.lo[i] <= self.hi[i])
+    }
+
+    /// True if `cell` is in the box.
+    pub fn contains(&self, cell: &Cell) -> bool {
+        (0..3).all(|i| self.lo[i] <= cell[i] && cell[i] <= self.hi[i])
+    }
+
+    /// Number of cells.
+    pub fn len(&self) -> u64 {
+        (0..3).map(|i| (self.hi[i] as i64 - self.lo[i] as i64 + 1) as u64).product()
+    }
+
+    /// False: a box always holds at least one cell.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Every cell, in lexicographic order.
+    pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        (self.lo[0]..=self.hi[0]).flat_map(move |i| {
+            (self.lo[1]..=self.hi[1]).flat_map(move |j| (self.lo[2]..=self.hi[2]).map(move |k| [i, j, k]))
+        })
+    }
+}
+
+/// The occupied cells of a uniform grid and which items cover each.
+#[derive(Debug)]
+pub struct HashGrid {
+    cell_size: Real,
+    cells: HashMap<Cell, Vec<u32>>,
+}
+
+impl HashGrid {
+    /// An empty grid of cubic cells of side `cell_size` (> 0), m.
+    pub fn new(cell_size: Real) -> Self {
+        assert!(cell_size.is_finite() && cell_size > 0.0, "cell size must be finite and positive, got {cell_size}");
+        HashGrid { cell_size, cells: HashMap::new() }
+    }
+
+    /// The cell side, m.
+    pub fn cell_size(&self) -> Real {
+        self.cell_size
+    }
+
+    /// Number of occupied cells.
+    pub fn occupied_cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The cell holding coordinate `x` on one axis (clamped to the representable range).
+    fn index(&self, x: Real) -> i32 {
+        (x / self.cell_size).floor().clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0) as i32
+    }
+
+    /// The box of cells that covers the axis-aligned box `lo ..= hi`.
+    pub fn cover(&self, lo: &Vec3, hi: &Vec3) -> CellBox {
+        CellBox {
+            lo: [self.index(lo.x), self.index(lo.y), self.index(lo.z)],
+            hi: [self.index(hi.x), self.index(hi.y), self.index(hi.z)],
+        }
+    }
+
+    /// The region of space a cell box covers: `(lo, hi)` corners, m.
+    pub fn bounds(&self, cells: &CellBox) -> (Vec3, Vec3) {
+        let c = self.cell_size;
+        let lo = Vec3::new(cells.lo[0] as Real, cells.lo[1] as Real, cells.lo[2] as Real) * c;
+        let hi = Vec3::new(cells.hi[0] as Real + 1.0, cells.hi[1] as Real + 1.0, cells.hi[2] as Real + 1.0) * c;
+        (lo, hi)
+    }
+
+    /// Records that `item` covers every cell of `cells`.
+    pub fn insert(&mut self, item: u32, cells: &CellBox) {
+        for cell in cells.cells() {
+            self.cells.entry(cell).or_default().push(item);
+        }
+    }
+
+    /// Removes `item` from every cell of `cells` (dropping cells left empty).
+    pub fn remove(&mut self, item: u32, cells: &CellBox) {
+        for cell in cells.cells() {
+            if let Some(items) = self.cells.get_mut(&cell) {
+                if let Some(at) = items.iter().position(|&i| i == item) {
+                    items.swap_remove(at);
+                }
+                if items.is_empty() {
+                    self.cells.remove(&cell);
+                }
+            }
+        }
+    }
+
+    /// The items covering `cell` (in no particular order).
+    pub fn occupants(&self, cell: &Cell) -> &[u32] {
+        self.cells.get(cell).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The first time, after the tubes' common start, that any of `tubes` can leave the box
+/// `lo ..= hi` (+∞ if none can; 0 if one is already outside). Conservative: every trajectory in a
+/// tube lies in the axis-aligned box `x0 + v0·τ ± ε·τ`.
+pub fn exit_time(tubes: &[VagueTrajectory], lo: &Vec3, hi: &Vec3) -> Real {
+    let mut first = Real::INFINITY;
+    for tube in tubes {
+        for i in 0..3 {
+            let (x, v, e) = (tube.x0[i], tube.v0[i], tube.tolerance);
+            let (up, down) = (hi[i] - x, x - lo[i]);
+            if up < 0.0 || down < 0.0 {
+                return 0.0;
+            }
+            if v + e > 0.0 {
+                first = first.min(up / (v + e));
+            }
+            if e - v > 0.0 {
+                first = first.min(down / (e - v));
+            }
+        }
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_box_covers_the_cells_its_corners_fall_in() {
+        let grid = HashGrid::new(0.5);
+        let cells = grid.cover(&Vec3::new(-0.1, 0.0, 0.49), &Vec3::new(0.6, 0.2, 0.51));
+        assert_eq!(cells, CellBox { lo: [-1, 0, 0], hi: [1, 0, 1] });
+        assert_eq!(cells.len(), 6);
+        assert_eq!(cells.cells().count(), 6);
+        let (lo, hi) = grid.bounds(&cells);
+        assert_eq!((lo, hi), (Vec3::new(-0.5, 0.0, 0.0), Vec3::new(1.0, 0.5, 1.0)));
+    }
+
+    #[test]
+    fn removing_the_last_item_frees_the_cell() {
+        let mut grid = HashGrid::new(1.0);
+        let cells = CellBox { lo: [0, 0, 0], hi: [1, 0, 0] };
+        grid.insert(7, &cells);
+        grid.insert(8, &CellBox { lo: [1, 0, 0], hi: [1, 0, 0] });
+        assert_eq!(grid.occupied_cells(), 2);
+        grid.remove(7, &cells);
+        assert_eq!(grid.occupied_cells(), 1);
+        assert_eq!(grid.occupants(&[1, 0, 0]), &[8]);
+        assert!(grid.occupants(&[0, 0, 0]).is_empty());
+    }
+
+    proptest! {
+        /// The exit time is never late: sampled trajectories in the tube (velocity within ε of v₀)
+        /// stay inside the box before it.
+        #[test]
+        fn exit_time_is_never_late(
+            x in prop::array::uniform3(-0.9f64..0.9),
+            v in prop::array::uniform3(-3.0f64..3.0),
+            w in prop::array::uniform3(-1.0f64..1.0),
+            e in 0.0f64..0.5,
+        ) {
+            let (lo, hi) = (Vec3::repeat(-1.0), Vec3::repeat(1.0));
+            let tube = VagueTrajectory { x0: Vec3::from(x), v0: Vec3::from(v), tolerance: e };
+            let t = exit_time(&[tube], &lo, &hi);
+            // a velocity inside the tube: v₀ plus a deviation of norm ≤ ε
+            let deviation = Vec3::from(w).try_normalize(1e-12).unwrap_or_else(Vec3::zeros) * e;
+            let velocity = tube.v0 + deviation;
+            for k in 0..=50 {
+                let tau = if t.is_finite() { t * k as f64 / 50.0 } else { k as f64 };
+                let p = tube.x0 + velocity * tau;
+                prop_assert!((0..3).all(|i| p[i] >= lo[i] - 1e-12 && p[i] <= hi[i] + 1e-12), "left at {tau} < {t}");
+            }
+        }
+    }
+}
