@@ -1084,6 +1084,10 @@ impl ContactManager {
         let v = &model.vertices;
         self.audit_broad_phase(model, t)?;
         for (k, pair) in &self.pairs {
+            // memory: a pair whose primitives share no cell must go once its layers have retired
+            if pair.layers.is_empty() && pair.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b)) {
+                return Err(AuditFailure { pair: k, time: t.seconds(), what: "a pair outlived its shared cells" });
+            }
             let slab = match &pair.certificate {
                 Some(Guard::Slab(slab)) => slab,
                 // the broken reflective variant guarantees nothing to audit
