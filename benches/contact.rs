@@ -1,19 +1,22 @@
-//! Cost of contact on the AVI backend (issue 3): time per simulated second for the sheet draped
-//! on a sphere and the 900-sphere box, and the split of wall time between force events, penalty
-//! (layer) events, certificate events and the re-certification after kicks (printed once per
-//! scene from a profiled window). Figures: docs/performance.md.
+//! Cost of contact on the AVI backend (issues 3 and 4): time per simulated second for the sheet
+//! draped on a sphere and the 900-sphere box, with all pairs and with the kinetic hash grid, and
+//! the split of wall time between force events, penalty (layer) events, certificate events, grid
+//! events and the re-certification after kicks (printed once per scene and broad phase from a
+//! profiled window). Figures: docs/performance.md.
 //!
 //! Run: `cargo bench --bench contact`
 
+use avicontact::avi::BroadPhaseKind;
 use avicontact::scene;
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, Criterion};
 
-/// A built-in scene, advanced to `warm` seconds (the sheet has landed; the spheres collide),
-/// with an effectively endless duration.
-fn scene_at(name: &str, warm: f64) -> Simulation {
+/// A built-in scene with `broad_phase`, advanced to `warm` seconds (the sheet has landed; the
+/// spheres collide), with an effectively endless duration.
+fn scene_at(name: &str, broad_phase: BroadPhaseKind, warm: f64) -> Simulation {
     let mut s = scene::load(name).expect("built-in scene");
     s.parameters.duration = 1.0e9;
+    s.parameters.contact.as_mut().expect("a contact scene").broad_phase = broad_phase;
     let mut sim = Simulation::new(s.model, s.forces, s.parameters).expect("bench simulation");
     sim.advance_to(warm, &mut ()).expect("warm-up");
     sim
@@ -37,14 +40,18 @@ fn print_split(name: &str, sim: &mut Simulation, window: f64) {
     };
     eprintln!(
         "{name}: {:.3} s of wall time per simulated second; force events {:.1} %, layer events {:.1} % ({} events), \
-         certificate events {:.1} % ({} events), rescheduling {:.1} %",
+         certificate events {:.1} % ({} events), grid events {:.1} % ({} events), rescheduling {:.1} %; \
+         {} pairs alive",
         total / window,
         share("force"),
         share("layer"),
         events("layer"),
         share("certificate"),
         events("certificate"),
-        100.0 * rescheduling / total
+        share("grid"),
+        events("grid"),
+        100.0 * rescheduling / total,
+        sim.avi().and_then(|e| e.contact()).map_or(0, |c| c.pair_count())
     );
     sim.avi_mut().expect("AVI backend").set_profile(false);
 }
@@ -52,15 +59,19 @@ fn print_split(name: &str, sim: &mut Simulation, window: f64) {
 fn contact(c: &mut Criterion) {
     let mut group = c.benchmark_group("contact_per_simulated_window");
     group.sample_size(10);
+    let grid = BroadPhaseKind::HashGrid { cell_size: None };
     for (name, warm, window) in [("sheet-on-sphere", 0.3, 0.02), ("particle-box", 0.01, 0.002)] {
-        let mut sim = scene_at(name, warm);
-        print_split(name, &mut sim, window);
-        group.bench_function(format!("{name}_{window}s"), |b| {
-            b.iter(|| {
-                let t = sim.now().seconds() + window;
-                sim.advance_to(t, &mut ()).expect("window")
-            })
-        });
+        for (label, broad_phase) in [("all-pairs", BroadPhaseKind::AllPairs), ("hash-grid", grid)] {
+            let name = format!("{name}_{label}");
+            let mut sim = scene_at(name.split('_').next().expect("a scene name"), broad_phase, warm);
+            print_split(&name, &mut sim, window);
+            group.bench_function(format!("{name}_{window}s"), |b| {
+                b.iter(|| {
+                    let t = sim.now().seconds() + window;
+                    sim.advance_to(t, &mut ()).expect("window")
+                })
+            });
+        }
     }
     group.finish();
 }
