@@ -306,11 +306,35 @@ fn run_and_check(scene: &str, out: &Path, extra: &[&str]) -> (serde_json::Value,
 
 #[test]
 fn a_sheet_draped_on_a_sphere_never_intersects_it_or_itself() {
-    // safety (law 1), by the independent exact checker on every written frame
+    // safety (law 1): the audit after every event (every pair guarded, none missed by the grid)
+    // and the independent exact checker on every written frame
     let dir = std::env::temp_dir().join(format!("avicontact-sheet-on-sphere-{}", std::process::id()));
-    let (summary, report) = run_and_check("sheet-on-sphere", &dir, &["--duration", "0.4"]);
+    let (summary, report) = run_and_check("sheet-on-sphere", &dir, &["--duration", "0.4", "--audit"]);
     assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 1000, "the sheet landed: {summary}");
     assert!(report.contains("13 frames checked, no intersection"), "{report}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_projectile_at_100_m_per_s_never_passes_through_the_curtain() {
+    // safety (law 1) at speed: the built-in curtain-projectile scene with a 5×5 curtain (the 8×8
+    // one takes about two minutes per 10 ms) for the first 5 ms, in which the projectile strikes
+    // and drives deep into the layers; audited after every event, checked on every frame
+    let dir = std::env::temp_dir().join(format!("avicontact-projectile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/curtain-projectile.toml"))
+        .unwrap()
+        .replace("resolution = [8, 8]", "resolution = [5, 5]")
+        .replace("fixed = [56, 57, 58, 59, 60, 61, 62, 63]", "fixed = [20, 21, 22, 23, 24]");
+    let scene = dir.join("projectile.toml");
+    std::fs::write(&scene, text).unwrap();
+    let out = dir.join("out");
+    let (summary, report) = run_and_check(scene.to_str().unwrap(), &out, &["--duration", "0.005", "--audit"]);
+    let deepest = summary["deepest_layer"].as_u64().unwrap();
+    println!("{report}; deepest layer {deepest}");
+    assert!(deepest > 10, "the projectile drove deep into the layers: {deepest}");
+    assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 100_000, "the projectile struck: {summary}");
+    assert!(report.contains("no intersection"), "{report}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
