@@ -28,7 +28,8 @@ enum Command {
     /// Run a scene (a TOML file or a built-in name) and write frames, stats.csv and summary.json.
     Run {
         /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain, sheet-on-block,
-        /// pogo, particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile.
+        /// pogo, particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile,
+        /// spikes.
         scene: String,
         /// Output directory (created if missing).
         #[arg(long)]

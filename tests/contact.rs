@@ -338,6 +338,31 @@ fn a_projectile_at_100_m_per_s_never_passes_through_the_curtain() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn cloths_draped_on_sliver_spikes_and_pulled_out_never_intersect() {
+    // safety on degenerate geometry (report §8.6): the built-in spikes scene (36 spikes of six
+    // 3.47° slivers) with 6 × 16 cloths instead of 26 × 77, the pull-out started at 0.2 s instead
+    // of 1.5 s, run to 0.4 s: the cloths land on the spike tips, the bottom one is dragged 2 cm
+    // across them; `check` tests every frame with exact predicates
+    let dir = std::env::temp_dir().join(format!("avicontact-spikes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let full: Vec<String> = (1976..2002).map(|i| i.to_string()).collect();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/spikes.toml"))
+        .unwrap()
+        .replace("resolution = [26, 77]", "resolution = [6, 16]")
+        .replace(&format!("vertices = [{}]", full.join(", ")), "vertices = [90, 91, 92, 93, 94, 95]")
+        .replace("start = 1.5", "start = 0.2");
+    assert!(text.contains("[6, 16]") && text.contains("[90, 91") && text.contains("start = 0.2"));
+    let scene = dir.join("spikes.toml");
+    std::fs::write(&scene, text).unwrap();
+    let out = dir.join("out");
+    let (summary, report) = run_and_check(scene.to_str().unwrap(), &out, &["--duration", "0.4"]);
+    println!("{report}; deepest layer {}", summary["deepest_layer"]);
+    assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 100_000, "the cloths landed: {summary}");
+    assert!(report.contains("13 frames checked, no intersection"), "{report}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// 27 spheres (radius 0.1 m, 1 kg) in a closed 1.5 m box with speeds up to `speed` m/s.
 fn small_box(gravity: f64, restitution: f64, speed: f64, duration: f64, safety: f64) -> String {
     format!(

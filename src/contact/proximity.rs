@@ -11,7 +11,7 @@ use crate::geometry::distance::{distance_edge_edge, distance_point_point, distan
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::mesh::edges;
-use crate::model::{BodyKind, Model};
+use crate::model::{BodyKind, Model, Motion};
 
 /// A contact primitive, by global vertex ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,6 +125,11 @@ pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
                 break;
             }
             if !(1..3).all(|d| boxes[j].0[d] <= boxes[i].1[d] && boxes[i].0[d] <= boxes[j].1[d]) {
+                continue;
+            }
+            // pairs that cannot move at all hold no contact pair (an obstacle's own parts may touch)
+            let held = |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion(v), Motion::Free));
+            if held(&prims[i]) && held(&prims[j]) {
                 continue;
             }
             if let Some(g) = gap(&prims[i], &prims[j], &x) {

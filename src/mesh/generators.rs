@@ -236,6 +236,63 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
     Ok(TriMesh { positions, triangles })
 }
 
+/// The spiked plate of report §8.6: a square plate of side `size` in the xy plane (two triangles,
+/// centred, facing +z) with `count × count` spikes standing on it in a regular array. Each spike is
+/// an open hexagonal pyramid with its apex at `height` whose six side triangles have an apex angle
+/// of `apex_deg` degrees (the report's 3.47° slivers); its base radius follows from that angle. The
+/// base ring stands a thousandth of the height above the plate, so the obstacle does not touch
+/// itself (`avicontact check` tests every triangle pair of a frame).
+pub fn spikes(size: Real, count: u32, height: Real, apex_deg: Real) -> Result<TriMesh, GeneratorError> {
+    positive("size", size)?;
+    positive("height", height)?;
+    at_least("count", count, 1)?;
+    not_too_many("count", 4 + 7 * (count as u64) * (count as u64))?;
+    if !(apex_deg > 0.0 && apex_deg < 60.0) {
+        return Err(GeneratorError {
+            key: "apex_deg",
+            message: format!("must be in (0, 60) degrees, got {apex_deg}; the report's spikes use 3.47"),
+        });
+    }
+    // a side triangle has base R (the hexagon's side) and slant height s = √(h² + (R·cos 30°)²),
+    // so tan(apex/2) = R / (2s); solve for R by fixed-point iteration (it contracts quickly)
+    let lift = 1e-3 * height;
+    let rise = height - lift;
+    let half = (apex_deg.to_radians() * 0.5).tan();
+    let mut radius = 2.0 * rise * half;
+    for _ in 0..50 {
+        let slant = (rise * rise + (radius * 0.75f64.sqrt()).powi(2)).sqrt();
+        radius = 2.0 * slant * half;
+    }
+    let pitch = size / count as Real;
+    if 2.0 * radius >= pitch {
+        return Err(GeneratorError {
+            key: "count",
+            message: format!(
+                "spikes of base radius {radius:.4} m overlap at a pitch of {pitch:.4} m; use fewer or thinner spikes"
+            ),
+        });
+    }
+    let h = 0.5 * size;
+    let mut positions =
+        vec![Vec3::new(-h, -h, 0.0), Vec3::new(h, -h, 0.0), Vec3::new(h, h, 0.0), Vec3::new(-h, h, 0.0)];
+    let mut triangles = vec![[0, 1, 2], [0, 2, 3]];
+    for i in 0..count {
+        for j in 0..count {
+            let centre = Vec3::new(-h + (i as Real + 0.5) * pitch, -h + (j as Real + 0.5) * pitch, 0.0);
+            let base = positions.len() as u32;
+            for k in 0..6 {
+                let a = PI / 3.0 * k as Real;
+                positions.push(centre + Vec3::new(radius * a.cos(), radius * a.sin(), lift));
+            }
+            positions.push(centre + Vec3::new(0.0, 0.0, height));
+            for k in 0..6 {
+                triangles.push([base + k, base + (k + 1) % 6, base + 6]);
+            }
+        }
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
 /// A strip of `width` swept along the polyline `path`, resampled into `segments` pieces of equal
 /// arc length: vertices `2k` and `2k + 1` are the two sides at sample `k`. The side direction is
 /// carried along the path by parallel transport, so a straight path gives a flat strip.
@@ -368,6 +425,22 @@ fn resample(path: &[Vec3], segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spikes_are_slivers_with_the_reports_apex_angle() {
+        let m = spikes(0.2, 6, 0.078, 3.47).unwrap();
+        assert_eq!(m.positions.len(), 4 + 36 * 7);
+        assert_eq!(m.triangles.len(), 2 + 36 * 6);
+        for t in &m.triangles[2..] {
+            let [b0, b1, apex] = t.map(|i| m.positions[i as usize]);
+            let (u, v) = (b0 - apex, b1 - apex);
+            let angle = (u.dot(&v) / (u.norm() * v.norm())).acos().to_degrees();
+            assert!((angle - 3.47).abs() < 1e-9, "apex angle {angle}");
+            assert!((apex.z - 0.078).abs() < 1e-12);
+        }
+        assert!(spikes(0.2, 60, 0.078, 3.47).is_err(), "spikes too dense to fit");
+        assert!(spikes(0.2, 6, 0.078, 0.0).is_err());
+    }
+
     use super::*;
     use crate::mesh::{edges, hinges};
 

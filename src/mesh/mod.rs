@@ -9,7 +9,9 @@ mod obj;
 mod tet;
 mod topology;
 
-pub use generators::{box_surface, cylinder, grid, icosphere, lattice, line, ribbon, GeneratorError, MAX_VERTICES};
+pub use generators::{
+    box_surface, cylinder, grid, icosphere, lattice, line, ribbon, spikes, GeneratorError, MAX_VERTICES,
+};
 pub use obj::{parse_obj, read_obj, ObjError};
 pub use tet::{box_tets, read_tetgen, TetGenError, TetMesh};
 pub use topology::{edges, hinges, HingeStencil};

@@ -790,6 +790,9 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
                 let pts: Vec<Vec3> = path.iter().map(|p| ctx.finite_vec(&key, "path", *p)).collect::<Result<_, _>>()?;
                 generated(mesh::ribbon(*width, *segments, &pts))?
             }
+            Generator::Spikes { size, count, height, apex_deg } => {
+                generated(mesh::spikes(*size, *count, *height, *apex_deg))?
+            }
             Generator::Line { .. } => {
                 return Err(ctx.err(&key, "the line generator is for chains; shells and obstacles need triangles"))
             }

@@ -11,6 +11,7 @@ const SCENES: &[(&str, &str)] = &[
     ("particle-box-gravity", include_str!("../../scenes/particle-box-gravity.toml")),
     ("sheet-on-sphere", include_str!("../../scenes/sheet-on-sphere.toml")),
     ("curtain-projectile", include_str!("../../scenes/curtain-projectile.toml")),
+    ("spikes", include_str!("../../scenes/spikes.toml")),
 ];
 
 /// Names of the built-in scenes.

@@ -305,6 +305,19 @@ pub enum Generator {
         /// Polyline, m.
         path: Vec<[f64; 3]>,
     },
+    /// The spiked plate of report §8.6 (obstacles): a square plate with `count × count` sliver
+    /// spikes.
+    Spikes {
+        /// Plate side, m.
+        size: f64,
+        /// Spikes per side.
+        count: u32,
+        /// Spike height, m.
+        height: f64,
+        /// Apex angle of each side triangle, degrees.
+        #[serde(default = "report_apex")]
+        apex_deg: f64,
+    },
     /// A straight chain of vertices (chains only).
     Line {
         /// m.
@@ -324,6 +337,10 @@ pub enum BoxResolution {
     Uniform(u32),
     /// Per axis.
     PerAxis([u32; 3]),
+}
+
+fn report_apex() -> f64 {
+    3.47
 }
 
 fn two() -> u32 {
