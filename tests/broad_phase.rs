@@ -1,6 +1,6 @@
 //! The kinetic hash grid broad phase (issue 4; Phantom §4): it gives the frames of all pairs
 //! (law 5), never misses a pair closer than η(1) (audited at every event over random motions and
-//! cell sizes), and frees the pairs of primitives that no longer share a cell.
+//! cell sizes), and frees the pairs of primitives whose fat boxes no longer overlap.
 
 use avicontact::avi::BroadPhaseKind;
 use avicontact::observe::{EventRecord, Frame, Observer, ObserverError};
@@ -195,7 +195,7 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
 #[test]
 fn pairs_are_freed_when_contact_ends() {
     // the shells start apart, collide and fly apart again: the pairs made for the collision are
-    // removed when their primitives stop sharing cells, and the audit at the end finds no pair that
+    // removed when their primitives' fat boxes stop overlapping, and the audit at the end finds no pair that
     // outlived its cells and no close primitives without one
     let (sim, _) = run(SHELLS, BroadPhaseKind::HashGrid { cell_size: None }, false, 1.2);
     let contact = sim.avi().unwrap().contact().unwrap();

@@ -1,7 +1,11 @@
 //! The broad phase of AVI contact: which primitive pairs hold a contact pair (certificate and
 //! layers) at all. Either every candidate pair, for all time, or the kinetic hash grid of
-//! Phantom §4, where a pair exists while its two primitives' cell boxes overlap (see
-//! [`crate::kds::hash_grid`]).
+//! Phantom §4. There each primitive has a *fat box*: its bounding box when last covered, inflated
+//! by its radius, half the reach and a slack; a pair exists while its two primitives' fat boxes
+//! overlap, so primitives closer than the reach always hold one. The hash grid
+//! ([`crate::kds::hash_grid`]) lists each primitive in the cells its fat box touches and finds
+//! the candidates; a primitive's certificate fails when a vertex's vague tube may leave the fat
+//! box shrunk by radius and half the reach.
 //!
 //! Primitives are the points, segments and triangles of the triangulated bodies and chains, and
 //! the spheres of particle bodies. The pair rule is the same for both: a triangle with a mesh point
@@ -60,6 +64,13 @@ struct Primitive {
     held: bool,
 }
 
+/// An axis-aligned box, `(lo, hi)`, m.
+type FatBox = (Vec3, Vec3);
+
+fn boxes_overlap(a: &FatBox, b: &FatBox) -> bool {
+    (0..3).all(|c| a.0[c] <= b.1[c] && b.0[c] <= a.1[c])
+}
+
 /// A primitive whose cell box holds more cells than this (a large obstacle triangle, say) is not
 /// entered cell by cell: it sits on a short list checked against every moving primitive, with the
 /// same overlap rule.
@@ -69,6 +80,10 @@ const LARGE_CELLS: u64 = 4096;
 #[derive(Debug)]
 struct Grid {
     grid: HashGrid,
+    /// Each primitive's fat box: its bounding box when last covered, inflated by its radius, half
+    /// the reach and the slack. Two primitives hold a pair while their fat boxes overlap.
+    fat: Vec<FatBox>,
+    /// The cells each fat box touches: where the primitive is listed in the hash map.
     cells: Vec<CellBox>,
     /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
     large: Vec<u32>,
@@ -158,14 +173,17 @@ impl BroadPhase {
                 let cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
+                    fat: Vec::new(),
                     cells: Vec::new(),
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
                     slack: 0.25 * cell,
                 };
                 for (i, p) in primitives.iter().enumerate() {
-                    let cells = grid.cover(p, model, 0.0);
+                    let fat = grid.fat_box(p, model, 0.0);
+                    let cells = grid.grid.cover(&fat.0, &fat.1);
                     grid.enter(i as u32, &cells);
+                    grid.fat.push(fat);
                     grid.cells.push(cells);
                 }
                 Some(grid)
@@ -243,13 +261,15 @@ impl BroadPhase {
                 None => (i + 1..n).collect(),
                 Some(grid) => {
                     let mine = &grid.cells[i as usize];
-                    let mut js: Vec<u32> = if mine.len() > LARGE_CELLS {
-                        (i + 1..n).filter(|&j| grid.cells[j as usize].overlaps(mine)).collect()
+                    let candidates: Vec<u32> = if mine.len() > LARGE_CELLS {
+                        (i + 1..n).collect()
                     } else {
                         let listed = mine.cells().flat_map(|c| grid.grid.occupants(&c).iter().copied());
-                        let large = grid.large.iter().copied().filter(|&j| grid.cells[j as usize].overlaps(mine));
-                        listed.chain(large).filter(|&j| j > i).collect()
+                        listed.chain(grid.large.iter().copied()).filter(|&j| j > i).collect()
                     };
+                    let fat = &grid.fat[i as usize];
+                    let mut js: Vec<u32> =
+                        candidates.into_iter().filter(|&j| boxes_overlap(fat, &grid.fat[j as usize])).collect();
                     js.sort_unstable();
                     js.dedup();
                     js
@@ -262,7 +282,7 @@ impl BroadPhase {
 
     /// True while primitives `i` and `j` must hold a pair (always, for all pairs).
     pub(super) fn overlap(&self, i: u32, j: u32) -> bool {
-        self.grid.as_ref().is_none_or(|g| g.cells[i as usize].overlaps(&g.cells[j as usize]))
+        self.grid.as_ref().is_none_or(|g| boxes_overlap(&g.fat[i as usize], &g.fat[j as usize]))
     }
 
     /// Primitive `i`'s certificate failed at `t` (its vertices at `x`, their tubes `tubes`):
@@ -277,35 +297,37 @@ impl BroadPhase {
     ) -> (Vec<u32>, Vec<u32>, Real) {
         let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
         let p = &self.primitives[i as usize];
-        let old = grid.cells[i as usize];
-        let new = grid.cover(p, model, t);
+        let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells[i as usize]);
+        let new_fat = grid.fat_box(p, model, t);
+        let new_cells = grid.grid.cover(&new_fat.0, &new_fat.1);
+        if new_cells != old_cells {
+            grid.leave(i, &old_cells);
+            grid.enter(i, &new_cells);
+            grid.cells[i as usize] = new_cells;
+        }
+        grid.fat[i as usize] = new_fat;
+        // a primitive it gained or lost has a fat box touching the new or the old one, so it is
+        // listed in one of their cells (or on the large list)
+        let candidates: Vec<u32> = if old_cells.len() > LARGE_CELLS || new_cells.len() > LARGE_CELLS {
+            (0..grid.fat.len() as u32).collect()
+        } else {
+            let cells = old_cells.cells().chain(new_cells.cells().filter(|c| !old_cells.contains(c)));
+            let listed = cells.flat_map(|c| grid.grid.occupants(&c).iter().copied());
+            listed.chain(grid.large.iter().copied()).collect()
+        };
         let (mut gained, mut lost) = (Vec::new(), Vec::new());
-        if new != old {
-            grid.leave(i, &old);
-            grid.enter(i, &new);
-            grid.cells[i as usize] = new;
-            // a primitive it gained overlaps `new` but not `old`, so it sits in a cell of new \ old
-            // (or on the large list); one it lost sits in a cell of old \ new
-            let candidates: Vec<u32> = if old.len() > LARGE_CELLS || new.len() > LARGE_CELLS {
-                (0..grid.cells.len() as u32).collect()
-            } else {
-                let fresh = new.cells().filter(|c| !old.contains(c));
-                let stale = old.cells().filter(|c| !new.contains(c));
-                let listed = fresh.chain(stale).flat_map(|c| grid.grid.occupants(&c).iter().copied());
-                listed.chain(grid.large.iter().copied()).collect()
-            };
-            for j in candidates.into_iter().filter(|&j| j != i) {
-                let (now, before) = (grid.cells[j as usize].overlaps(&new), grid.cells[j as usize].overlaps(&old));
-                if now && !before {
-                    gained.push(j);
-                } else if before && !now {
-                    lost.push(j);
-                }
+        for j in candidates.into_iter().filter(|&j| j != i) {
+            let other = &grid.fat[j as usize];
+            let (now, before) = (boxes_overlap(&new_fat, other), boxes_overlap(&old_fat, other));
+            if now && !before {
+                gained.push(j);
+            } else if before && !now {
+                lost.push(j);
             }
-            for list in [&mut gained, &mut lost] {
-                list.sort_unstable();
-                list.dedup();
-            }
+        }
+        for list in [&mut gained, &mut lost] {
+            list.sort_unstable();
+            list.dedup();
         }
         (gained, lost, self.exit(i, t, tubes))
     }
@@ -315,7 +337,7 @@ impl BroadPhase {
         let grid = self.grid.as_ref().expect("only with a hash grid");
         let p = &self.primitives[i as usize];
         let margin = radius(p.shape) + grid.half_reach;
-        let (lo, hi) = grid.grid.bounds(&grid.cells[i as usize]);
+        let (lo, hi) = grid.fat[i as usize];
         t + exit_time(tubes, &(lo + Vec3::repeat(margin)), &(hi - Vec3::repeat(margin)))
     }
 }
@@ -340,9 +362,9 @@ impl Grid {
         }
     }
 
-    /// The cell box of primitive `p` at time `t`: its bounding box inflated by its radius, half
-    /// the reach and the slack.
-    fn cover(&self, p: &Primitive, model: &Model, t: Real) -> CellBox {
+    /// The fat box of primitive `p` at time `t`: its bounding box inflated by its radius, half the
+    /// reach and the slack.
+    fn fat_box(&self, p: &Primitive, model: &Model, t: Real) -> FatBox {
         let v = &model.vertices;
         let mut lo = Vec3::repeat(Real::INFINITY);
         let mut hi = Vec3::repeat(Real::NEG_INFINITY);
@@ -352,7 +374,7 @@ impl Grid {
             hi = hi.sup(&x);
         }
         let margin = Vec3::repeat(radius(p.shape) + self.half_reach + self.slack);
-        self.grid.cover(&(lo - margin), &(hi + margin))
+        (lo - margin, hi + margin)
     }
 }
 

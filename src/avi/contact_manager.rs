@@ -50,7 +50,7 @@ pub struct ContactSettings {
     /// How contact is resolved: the paper's method, or one of the two broken variants of ACM §3
     /// kept to reproduce its pogo experiment.
     pub variant: ContactVariant,
-    /// Which primitive pairs hold certificates: all of them, or those sharing hash-grid cells.
+    /// Which primitive pairs hold certificates: all of them, or those whose fat boxes overlap (hash grid).
     pub broad_phase: BroadPhaseKind,
 }
 
@@ -268,7 +268,7 @@ pub enum Schedule {
     Impact(PairId, Time),
     /// (Re)schedule the hash-grid certificate of a primitive at this time, replacing any pending one.
     Grid(u32, Time),
-    /// The pair was removed (its primitives no longer share a cell): drop its certificate event.
+    /// The pair was removed (its primitives' fat boxes no longer overlap): drop its certificate event.
     Forget(PairId),
 }
 
@@ -575,9 +575,9 @@ impl ContactManager {
         Ok(out)
     }
 
-    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): re-cover its cells; pairs
-    /// with primitives it now shares a cell with are made and certified, pairs with primitives it
-    /// no longer shares one with are removed (unless a layer is still active: then the pair goes
+    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): its fat box is recomputed;
+    /// pairs with primitives whose fat boxes it now overlaps are made and certified, pairs with
+    /// primitives it no longer overlaps are removed (unless a layer is still active: then the pair goes
     /// when its last layer retires).
     pub fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
@@ -1084,9 +1084,13 @@ impl ContactManager {
         let v = &model.vertices;
         self.audit_broad_phase(model, t)?;
         for (k, pair) in &self.pairs {
-            // memory: a pair whose primitives share no cell must go once its layers have retired
+            // memory: a pair whose fat boxes no longer overlap must go once its layers have retired
             if pair.layers.is_empty() && pair.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b)) {
-                return Err(AuditFailure { pair: k, time: t.seconds(), what: "a pair outlived its shared cells" });
+                return Err(AuditFailure {
+                    pair: k,
+                    time: t.seconds(),
+                    what: "a pair outlived the overlap of its fat boxes",
+                });
             }
             let slab = match &pair.certificate {
                 Some(Guard::Slab(slab)) => slab,

@@ -1,8 +1,9 @@
 //! The kinetic hash grid (Phantom §4, after Teschner et al. 2003): space is cut into cubic cells,
-//! only occupied cells are stored, in a hash map. Each primitive covers a box of cells around its
-//! bounding box (inflated by its contact reach); two primitives are candidates for contact
-//! exactly while their cell boxes overlap. A primitive's certificate says "its vertices stay
-//! inside its cell box" and fails no later than the first time a vertex's vague tube can leave it.
+//! only occupied cells are stored, in a hash map. An item (a contact primitive) is listed in every
+//! cell of the box of cells its region touches, so items whose regions overlap share a cell and
+//! find each other by lookup. [`exit_time`] is the certificate of a region: it fails no later than
+//! the first time a vertex's vague tube can leave it. What the regions are and what sharing them
+//! means is the broad phase's business (`avi/broad_phase.rs`).
 //!
 //! The map is only ever looked up, never iterated, so its hashing order cannot leak into the
 //! simulation (law 6).
