@@ -211,6 +211,10 @@ fn run(
         events_by_kind: counters.events_by_kind(),
         deepest_layer: sim.avi().and_then(|e| e.contact()).map_or(0, |c| c.deepest_layer()),
         smallest_distance: sim.avi().and_then(|e| e.contact()).map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
+        contact_peak_bytes_per_vertex: sim
+            .avi()
+            .and_then(|e| e.contact())
+            .map(|c| c.peak_bookkeeping_bytes() as f64 / sim.model().vertices.len().max(1) as f64),
         wall_seconds: counters.wall_seconds,
         seconds_by_kind: profile.then(|| {
             let mut split = counters.seconds_by_kind();

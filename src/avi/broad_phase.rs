@@ -202,6 +202,20 @@ impl BroadPhase {
         self.grid.as_ref().map_or(0, |g| g.grid.occupied_cells())
     }
 
+    /// Heap bytes held by the primitives, their vertex lists and the grid (an estimate from
+    /// capacities).
+    pub(super) fn heap_bytes(&self) -> usize {
+        let primitives = self.primitives.capacity() * std::mem::size_of::<Primitive>();
+        let of_vertex = self.of_vertex.capacity() * std::mem::size_of::<SmallVec<[u32; 8]>>();
+        let grid = self.grid.as_ref().map_or(0, |g| {
+            g.grid.heap_bytes()
+                + g.fat.capacity() * std::mem::size_of::<FatBox>()
+                + g.cells.capacity() * std::mem::size_of::<CellBox>()
+                + g.large.capacity() * 4
+        });
+        primitives + of_vertex + grid
+    }
+
     /// Number of primitives.
     pub(super) fn len(&self) -> usize {
         self.primitives.len()

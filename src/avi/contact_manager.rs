@@ -21,13 +21,13 @@ use crate::geometry::distance::{
     gradient_distance_point_triangle,
 };
 use crate::ids::VertexId;
+use crate::kds::hash_grid::FixedHashMap;
 use crate::kds::{Slab, SlabSide, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
 use slotmap::SlotMap;
 use smallvec::{smallvec, SmallVec};
-use std::collections::HashMap;
 use std::fmt;
 
 /// Contact settings of the AVI backend (the scene's `[contact]` table).
@@ -334,13 +334,15 @@ pub struct ContactManager {
     /// Primitives and the structure that decides which of their pairs exist.
     broad: BroadPhase,
     /// The pair of each primitive pair (i < j) that has one.
-    pair_of: HashMap<(u32, u32), PairId>,
+    pair_of: FixedHashMap<(u32, u32), PairId>,
     /// Stamp of the last kick that rescheduled each primitive's grid certificate.
     primitive_stamp: Vec<u64>,
     /// Pairs made and removed by the broad phase after the start, and the most alive at once.
     pairs_created: u64,
     pairs_removed: u64,
     peak_pairs: usize,
+    /// Largest [`ContactManager::bookkeeping_bytes`] seen by [`ContactManager::note_memory`].
+    peak_bytes: usize,
     /// For each vertex, the pairs whose stencil contains it (ACM §5.2's support lists).
     support: Vec<Vec<PairId>>,
     /// For each vertex, the centre v₀ of its vague tube (ACM §5.3): certificates assume its
@@ -374,12 +376,13 @@ impl ContactManager {
         let mut manager = ContactManager {
             settings,
             pairs: SlotMap::with_key(),
-            pair_of: HashMap::new(),
+            pair_of: FixedHashMap::default(),
             primitive_stamp: vec![0; broad.len()],
             broad,
             pairs_created: 0,
             pairs_removed: 0,
             peak_pairs: 0,
+            peak_bytes: 0,
             support: vec![Vec::new(); v.len()],
             reference_velocity: v.velocities().to_vec(),
             stamp: 0,
@@ -480,6 +483,31 @@ impl ContactManager {
     /// Pairs the broad phase made after the start, and removed.
     pub fn pairs_created_and_removed(&self) -> (u64, u64) {
         (self.pairs_created, self.pairs_removed)
+    }
+
+    /// Heap bytes of the contact bookkeeping now: pairs with their layers, support lists, the
+    /// pair index, vague tubes, primitives and the grid (an estimate from capacities and element
+    /// sizes; issue 4's memory goal is per vertex of the model).
+    pub fn bookkeeping_bytes(&self) -> usize {
+        let pairs = self.pairs.capacity() * (std::mem::size_of::<Pair>() + std::mem::size_of::<u32>())
+            + self.pairs.values().map(|p| p.layers.capacity() * std::mem::size_of::<LayerClock>()).sum::<usize>();
+        let support = self.support.capacity() * std::mem::size_of::<Vec<PairId>>()
+            + self.support.iter().map(|s| s.capacity() * std::mem::size_of::<PairId>()).sum::<usize>();
+        let index = self.pair_of.capacity() * (std::mem::size_of::<((u32, u32), PairId)>() + 1);
+        let tubes =
+            self.reference_velocity.capacity() * std::mem::size_of::<Vec3>() + self.primitive_stamp.capacity() * 8;
+        pairs + support + index + tubes + self.broad.heap_bytes()
+    }
+
+    /// Records the bookkeeping size now toward [`Self::peak_bookkeeping_bytes`] (the engine calls
+    /// it at every frame).
+    pub fn note_memory(&mut self) {
+        self.peak_bytes = self.peak_bytes.max(self.bookkeeping_bytes());
+    }
+
+    /// The largest bookkeeping size recorded, bytes.
+    pub fn peak_bookkeeping_bytes(&self) -> usize {
+        self.peak_bytes
     }
 
     /// The hash grid's cell side, m (`None` for all pairs).

@@ -326,8 +326,9 @@ impl AviEngine {
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
         let mut stats =
             FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
-        if let Some(contact) = &self.contact {
+        if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
+            contact.note_memory();
         }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });

@@ -6,11 +6,17 @@
 //! means is the broad phase's business (`avi/broad_phase.rs`).
 //!
 //! The map is only ever looked up, never iterated, so its hashing order cannot leak into the
-//! simulation (law 6).
+//! simulation; its hasher is fixed, so its capacity is the same on every run (law 6).
 
 use super::VagueTrajectory;
 use crate::math::{Real, Vec3};
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+/// A hash map with a fixed hasher: its layout, and so its capacity, is the same on every run
+/// (law 6 covers the memory figures in `summary.json` too).
+pub type FixedHashMap<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
 
 /// Integer coordinates of a cell: the cell `[i·c, (i + 1)·c)` on each axis for cell size c.
 pub type Cell = [i32; 3];
@@ -57,14 +63,14 @@ impl CellBox {
 #[derive(Debug)]
 pub struct HashGrid {
     cell_size: Real,
-    cells: HashMap<Cell, Vec<u32>>,
+    cells: FixedHashMap<Cell, Vec<u32>>,
 }
 
 impl HashGrid {
     /// An empty grid of cubic cells of side `cell_size` (> 0), m.
     pub fn new(cell_size: Real) -> Self {
         assert!(cell_size.is_finite() && cell_size > 0.0, "cell size must be finite and positive, got {cell_size}");
-        HashGrid { cell_size, cells: HashMap::new() }
+        HashGrid { cell_size, cells: FixedHashMap::default() }
     }
 
     /// The cell side, m.
@@ -117,6 +123,13 @@ impl HashGrid {
                 }
             }
         }
+    }
+
+    /// Heap bytes held, estimated from capacities (each map entry: its key and list header plus a
+    /// control byte, at the map's capacity; each list: its items' capacity).
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<Cell>() + std::mem::size_of::<Vec<u32>>() + 1;
+        self.cells.capacity() * entry + self.cells.values().map(|v| v.capacity() * 4).sum::<usize>()
     }
 
     /// The items covering `cell` (in no particular order).

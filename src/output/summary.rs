@@ -54,6 +54,9 @@ pub struct Summary {
     pub deepest_layer: u32,
     /// Smallest gap between contact primitives seen at a layer event, m (`null` without contact).
     pub smallest_distance: Option<f64>,
+    /// AVI contact: the largest estimated heap size of the contact bookkeeping at a frame, per
+    /// vertex of the model, bytes (`null` without contact).
+    pub contact_peak_bytes_per_vertex: Option<f64>,
     /// Wall-clock seconds in the event loop.
     pub wall_seconds: f64,
     /// With `run --profile`: wall seconds by event kind (`force` for all potentials) and, apart,
