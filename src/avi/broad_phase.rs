@@ -177,7 +177,7 @@ impl BroadPhase {
                     cells: Vec::new(),
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
-                    slack: 0.25 * cell,
+                    slack: 0.1 * cell,
                 };
                 for (i, p) in primitives.iter().enumerate() {
                     let fat = grid.fat_box(p, model, 0.0);
