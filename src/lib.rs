@@ -27,7 +27,7 @@
 //!
 //! ## FAQ
 //! * **Where is contact?** `[contact]` in a scene switches on discrete penalty layers with
-//!   separating-slab certificates on the AVI backend ([`avi::ContactManager`], all pairs for now)
+//!   separating-slab certificates on the AVI backend ([`avi::ContactManager`], kinetic hash grid broad phase)
 //!   and IPC on the synchronous backend.
 //! * **Why do velocities in `stats.csv` look staggered?** AVI velocities are constant between
 //!   kicks (leapfrog); kinetic energy oscillates with the kicks, without drift.
