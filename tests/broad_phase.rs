@@ -2,6 +2,8 @@
 //! (law 5), never misses a pair closer than η(1) (audited at every event over random motions and
 //! cell sizes), and frees the pairs of primitives whose fat boxes no longer overlap.
 
+mod common;
+
 use avicontact::avi::BroadPhaseKind;
 use avicontact::observe::{EventRecord, Frame, Observer, ObserverError};
 use avicontact::scene;
@@ -43,75 +45,6 @@ fn run(text: &str, broad_phase: BroadPhaseKind, audit: bool, end: f64) -> (Simul
     let contact = sim.avi().unwrap().contact().unwrap();
     contact.audit(sim.model(), sim.now()).unwrap_or_else(|e| panic!("{broad_phase:?}: {e}"));
     (sim, frames)
-}
-
-/// Two icosphere shells colliding off-centre in free space, then flying apart.
-const SHELLS: &str = r#"
-[simulation]
-duration = 1.2
-frame_rate = 25.0
-gravity = [0.0, 0.0, 0.0]
-[contact]
-thickness = 0.01
-stiffness = 200.0
-[[body]]
-name = "a"
-kind = "shell"
-mesh = { generator = "icosphere", radius = 0.1, subdivisions = 1 }
-transform = { translate = [-0.16, 0.03, 0.0] }
-density = 1.0
-stretching = 100.0
-bending = 0.01
-velocity = [0.5, 0.0, 0.02]
-angular_velocity = [0.0, 0.0, 2.0]
-[[body]]
-name = "b"
-kind = "shell"
-mesh = { generator = "icosphere", radius = 0.1, subdivisions = 1 }
-transform = { translate = [0.16, -0.03, 0.01] }
-density = 2.0
-stretching = 100.0
-bending = 0.01
-velocity = [-0.4, 0.05, 0.0]
-"#;
-
-/// A sheet on a floor whose right half is flung up about its middle line and folds onto its left
-/// half (self-contact, friction).
-fn folding_sheet() -> String {
-    let velocities: Vec<String> = (0..49)
-        .map(|k| {
-            let x = -0.15 + 0.05 * (k % 7) as f64;
-            format!("[0.0, 0.0, {}]", if x > 0.0 { 25.0 * x } else { 0.0 })
-        })
-        .collect();
-    format!(
-        r#"
-[simulation]
-duration = 0.3
-frame_rate = 50.0
-gravity = [0.0, 0.0, -9.8]
-[contact]
-thickness = 0.004
-stiffness = 100.0
-friction = 0.3
-[[body]]
-name = "sheet"
-kind = "shell"
-mesh = {{ generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }}
-transform = {{ translate = [0.0, 0.0, 0.01] }}
-density = 0.2
-stretching = 50.0
-bending = 0.0002
-stretch_damping = 0.02
-velocities = [{}]
-[[body]]
-name = "floor"
-kind = "obstacle"
-mesh = {{ generator = "plane", size = [2.0, 2.0] }}
-transform = {{ translate = [0.31, 0.29, 0.0] }}
-"#,
-        velocities.join(", ")
-    )
 }
 
 /// 27 spheres with scattered velocities in a closed box under gravity.
@@ -174,9 +107,11 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
     // itself on a floor, spheres against each other and the walls of a box (for 0.4 s: later, the
     // many collisions amplify round-off). The grid runs at its default cell size and at half and
     // three times it.
-    for (name, text, end) in
-        [("shells", SHELLS.to_string(), 1.2), ("folding sheet", folding_sheet(), 0.3), ("box", spheres_in_a_box(), 0.4)]
-    {
+    for (name, text, end) in [
+        ("shells", common::colliding_shells(1, 0.1, 1.1), 1.2),
+        ("folding sheet", common::folding_sheet(0.3), 0.3),
+        ("box", spheres_in_a_box(), 0.4),
+    ] {
         let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
         let (sim, grid) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
         let contact = sim.avi().unwrap().contact().unwrap();
@@ -197,7 +132,8 @@ fn pairs_are_freed_when_contact_ends() {
     // the shells start apart, collide and fly apart again: the pairs made for the collision are
     // removed when their primitives' fat boxes stop overlapping, and the audit at the end finds no pair that
     // outlived its cells and no close primitives without one
-    let (sim, _) = run(SHELLS, BroadPhaseKind::HashGrid { cell_size: None }, false, 1.2);
+    let (sim, _) =
+        run(&common::colliding_shells(1, 0.1, 1.1), BroadPhaseKind::HashGrid { cell_size: None }, false, 1.2);
     let contact = sim.avi().unwrap().contact().unwrap();
     let (created, removed) = contact.pairs_created_and_removed();
     let (peak, end) = (contact.peak_pair_count(), contact.pair_count());

@@ -3,6 +3,8 @@
 //! collisions, law 5 over vagueness and profitability, safety by `check` and the audit,
 //! restitution, friction, inextensibility, and refusal of intersecting starts.
 
+mod common;
+
 use avicontact::avi::ContactVariant;
 use avicontact::ids::VertexId;
 use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};
@@ -174,43 +176,6 @@ mesh = { generator = "grid", size = [1.0, 1.0], resolution = [2, 2] }
     assert!(e.to_string().contains("below the contact thickness"), "{e}");
 }
 
-/// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
-/// and edge–edge pairs between them, self-contact pairs within each.
-fn colliding_shells(subdivisions: u32, tolerance: f64, profitability: f64) -> String {
-    format!(
-        r#"
-[simulation]
-duration = 1.2
-frame_rate = 25.0
-gravity = [0.0, 0.0, 0.0]
-[contact]
-thickness = 0.01
-stiffness = 200.0
-tolerance = {tolerance}
-profitability = {profitability}
-[[body]]
-name = "a"
-kind = "shell"
-mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
-transform = {{ translate = [-0.16, 0.03, 0.0] }}
-density = 1.0
-stretching = 100.0
-bending = 0.01
-velocity = [0.5, 0.0, 0.02]
-angular_velocity = [0.0, 0.0, 2.0]
-[[body]]
-name = "b"
-kind = "shell"
-mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
-transform = {{ translate = [0.16, -0.03, 0.01] }}
-density = 2.0
-stretching = 100.0
-bending = 0.01
-velocity = [-0.4, 0.05, 0.0]
-"#
-    )
-}
-
 /// Runs `text` event by event; with `audit`, checks after each one that every contact pair is
 /// guarded by active layers or a slab that still separates its vertices.
 fn run_events(text: &str, audit: bool) -> (Simulation, Record) {
@@ -233,7 +198,7 @@ fn run_events_until(text: &str, end: f64, audit: bool) -> (Simulation, Record) {
 
 #[test]
 fn colliding_shells_keep_momentum_and_bounce_apart() {
-    let (sim, r) = run_events(&colliding_shells(1, 0.1, 1.1), false);
+    let (sim, r) = run_events(&common::colliding_shells(1, 0.1, 1.1), false);
     let contact = sim.avi().unwrap().contact().unwrap();
     assert!(
         r.layer_events > 100 && contact.deepest_layer() >= 1,
@@ -265,10 +230,10 @@ fn colliding_shells_keep_momentum_and_bounce_apart() {
 fn vagueness_and_profitability_change_the_cost_not_the_trajectory() {
     // law 5: certificates only skip ticks whose impulse is zero, so the frames agree to round-off;
     // every event of every run is audited
-    let (reference, r0) = run_events(&colliding_shells(0, 0.0, 1.1), true);
+    let (reference, r0) = run_events(&common::colliding_shells(0, 0.0, 1.1), true);
     assert!(r0.layer_events > 100, "the shells collided");
     for (tolerance, profitability) in [(0.1, 1.1), (0.0, 2.0), (0.5, 1.5)] {
-        let (sim, r) = run_events(&colliding_shells(0, tolerance, profitability), true);
+        let (sim, r) = run_events(&common::colliding_shells(0, tolerance, profitability), true);
         assert_eq!(r.frames.len(), r0.frames.len());
         let worst = r
             .frames
@@ -648,45 +613,8 @@ fn a_sheet_folding_onto_itself_passes_the_audit_at_every_event_and_check_on_ever
     // if any pair is unguarded after any event; `check` tests every frame with exact predicates.
     let dir = std::env::temp_dir().join(format!("avicontact-fold-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let velocities: Vec<String> = (0..49)
-        .map(|k| {
-            let x = -0.15 + 0.05 * (k % 7) as f64;
-            format!("[0.0, 0.0, {}]", if x > 0.0 { 25.0 * x } else { 0.0 })
-        })
-        .collect();
     let scene = dir.join("fold.toml");
-    std::fs::write(
-        &scene,
-        format!(
-            r#"
-[simulation]
-duration = 0.5
-frame_rate = 50.0
-gravity = [0.0, 0.0, -9.8]
-[contact]
-thickness = 0.004
-stiffness = 100.0
-friction = 0.3
-[[body]]
-name = "sheet"
-kind = "shell"
-mesh = {{ generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }}
-transform = {{ translate = [0.0, 0.0, 0.01] }}
-density = 0.2
-stretching = 50.0
-bending = 0.0002
-stretch_damping = 0.02
-velocities = [{}]
-[[body]]
-name = "floor"
-kind = "obstacle"
-mesh = {{ generator = "plane", size = [2.0, 2.0] }}
-transform = {{ translate = [0.31, 0.29, 0.0] }}
-"#,
-            velocities.join(", ")
-        ),
-    )
-    .unwrap();
+    std::fs::write(&scene, common::folding_sheet(0.5)).unwrap();
     let out = dir.join("out");
     run_and_check(scene.to_str().unwrap(), &out, &["--audit"]);
     // it folded: at the end, sheet vertices lie above other sheet vertices

@@ -936,6 +936,17 @@ impl ContactManager {
         }
     }
 
+    /// Drifts pair `k`'s stencil to `t` and measures it there (recording the smallest gap seen).
+    fn drift_and_measure(&mut self, k: PairId, t: Time, model: &mut Model) -> Proximity {
+        for &u in &self.pairs[k].vertices {
+            model.vertices.drift_to(u, t.seconds());
+        }
+        self.fill_positions(k, model, t);
+        let proximity = self.pairs[k].kind.measure(&self.scratch);
+        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        proximity
+    }
+
     /// [`ContactVariant::ReflectiveImpulse`]: pair `k`'s impact check at `t`. If the gap has
     /// reached η(1) while approaching, an elastic impulse along the gap gradient reverses the rate
     /// at which the gap closes (momentum and kinetic energy kept at that instant); then the pair is
@@ -947,12 +958,7 @@ impl ContactManager {
         model: &mut Model,
         out: &mut Vec<Schedule>,
     ) -> Result<bool, ContactError> {
-        for &u in &self.pairs[k].vertices {
-            model.vertices.drift_to(u, t.seconds());
-        }
-        self.fill_positions(k, model, t);
-        let proximity = self.pairs[k].kind.measure(&self.scratch);
-        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        let proximity = self.drift_and_measure(k, t, model);
         let pair = &self.pairs[k];
         let v = &mut model.vertices;
         let rate: Real = pair.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
@@ -990,12 +996,7 @@ impl ContactManager {
             let kicked = self.impact_tick(k, t, model, out)?;
             return Ok(LayerOutcome { tick: 0, period: 0.0, kicked });
         }
-        for &u in &self.pairs[k].vertices {
-            model.vertices.drift_to(u, t.seconds());
-        }
-        self.fill_positions(k, model, t);
-        let proximity = self.pairs[k].kind.measure(&self.scratch);
-        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        let proximity = self.drift_and_measure(k, t, model);
         let p = &mut self.pairs[k];
         let clock = &mut p.layers[l as usize - 1];
         let tick = clock.clock.advance();

@@ -2,7 +2,7 @@
 
 use super::contact_manager::{ContactManager, ContactSettings, PairId, Schedule};
 use crate::error::SimulationError;
-use crate::events::{Clock, EventQueue};
+use crate::events::{Clock, EventQueue, QueueError};
 use crate::ids::{ForceId, VertexId};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
@@ -491,24 +491,17 @@ enum Kicked {
 
 /// Carries out the contact manager's queue requests.
 fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), SimulationError> {
+    // a certificate, impact check or grid certificate replaces any pending one of its key
+    fn replace(queue: &mut EventQueue<EventKey>, key: EventKey, t: Time) -> Result<(), QueueError> {
+        queue.cancel(&key);
+        queue.schedule(key, t)
+    }
     for request in requests {
         match *request {
-            Schedule::Certificate(pair, t) => {
-                let key = EventKey::Certificate(pair);
-                queue.cancel(&key);
-                queue.schedule(key, t)?;
-            }
+            Schedule::Certificate(pair, t) => replace(queue, EventKey::Certificate(pair), t)?,
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
-            Schedule::Impact(pair, t) => {
-                let key = EventKey::Layer(pair, 1);
-                queue.cancel(&key);
-                queue.schedule(key, t)?;
-            }
-            Schedule::Grid(primitive, t) => {
-                let key = EventKey::Grid(primitive);
-                queue.cancel(&key);
-                queue.schedule(key, t)?;
-            }
+            Schedule::Impact(pair, t) => replace(queue, EventKey::Layer(pair, 1), t)?,
+            Schedule::Grid(primitive, t) => replace(queue, EventKey::Grid(primitive), t)?,
             Schedule::Forget(pair) => {
                 queue.cancel(&EventKey::Certificate(pair));
             }

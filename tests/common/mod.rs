@@ -1,0 +1,78 @@
+//! Scenes shared by the contact test files (`tests/contact.rs`, `tests/broad_phase.rs`).
+#![allow(dead_code)] // each test file uses a subset
+
+/// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
+/// and edge–edge pairs between them, self-contact pairs within each.
+pub fn colliding_shells(subdivisions: u32, tolerance: f64, profitability: f64) -> String {
+    format!(
+        r#"
+[simulation]
+duration = 1.2
+frame_rate = 25.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.01
+stiffness = 200.0
+tolerance = {tolerance}
+profitability = {profitability}
+[[body]]
+name = "a"
+kind = "shell"
+mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
+transform = {{ translate = [-0.16, 0.03, 0.0] }}
+density = 1.0
+stretching = 100.0
+bending = 0.01
+velocity = [0.5, 0.0, 0.02]
+angular_velocity = [0.0, 0.0, 2.0]
+[[body]]
+name = "b"
+kind = "shell"
+mesh = {{ generator = "icosphere", radius = 0.1, subdivisions = {subdivisions} }}
+transform = {{ translate = [0.16, -0.03, 0.01] }}
+density = 2.0
+stretching = 100.0
+bending = 0.01
+velocity = [-0.4, 0.05, 0.0]
+"#
+    )
+}
+
+/// A sheet lying on a floor whose right half is flung up about its middle line (ω = 25 rad/s), so
+/// it folds over onto its left half (self-contact, friction), for `duration` s.
+pub fn folding_sheet(duration: f64) -> String {
+    let velocities: Vec<String> = (0..49)
+        .map(|k| {
+            let x = -0.15 + 0.05 * (k % 7) as f64;
+            format!("[0.0, 0.0, {}]", if x > 0.0 { 25.0 * x } else { 0.0 })
+        })
+        .collect();
+    format!(
+        r#"
+[simulation]
+duration = {duration}
+frame_rate = 50.0
+gravity = [0.0, 0.0, -9.8]
+[contact]
+thickness = 0.004
+stiffness = 100.0
+friction = 0.3
+[[body]]
+name = "sheet"
+kind = "shell"
+mesh = {{ generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }}
+transform = {{ translate = [0.0, 0.0, 0.01] }}
+density = 0.2
+stretching = 50.0
+bending = 0.0002
+stretch_damping = 0.02
+velocities = [{}]
+[[body]]
+name = "floor"
+kind = "obstacle"
+mesh = {{ generator = "plane", size = [2.0, 2.0] }}
+transform = {{ translate = [0.31, 0.29, 0.0] }}
+"#,
+        velocities.join(", ")
+    )
+}
