@@ -2,16 +2,19 @@
 //!
 //! F = Ds·Dm⁻¹ with Ds = [x₁−x₀, x₂−x₀, x₃−x₀] and Dm the same at rest; energy V₀·ψ(F) with V₀
 //! the rest volume. Materials are zero-sized types behind [`SolidMaterial`], with one plain
-//! parameter struct [`Lame`] (STYLE habit 4; fenris). Each energy density is written once,
-//! generically, for the value and the exact Hessian (hyper-dual numbers); the first
-//! Piola–Kirchhoff stress, which the AVI kick evaluates, is hand-written (A-search §5 uses the
-//! same neo-Hookean law; the corotated law is Stomakhin et al. 2012's "fixed corotated").
+//! parameter struct [`Lame`] (STYLE habit 4; fenris). The energy density and the first
+//! Piola–Kirchhoff stress P = ∂ψ/∂F (which the AVI kick evaluates) are each written once,
+//! generically over dual numbers: the Hessian is the exact derivative of the stress (first-order
+//! duals over F), and a test checks it against second-order duals of the energy, so the two
+//! definitions cannot drift apart (A-search §5 uses the same neo-Hookean law; the corotated law is
+//! Stomakhin et al. 2012's "fixed corotated").
 
-use super::ad::{hessian_of, AdScalar};
+use super::ad::AdScalar;
 use super::{Potential, Stencil};
 use crate::ids::VertexId;
 use crate::math::{Mat3, Real, Vec3};
-use nalgebra::{DMatrix, Matrix3, Vector3};
+use nalgebra::{Const, DMatrix, Matrix3, SMatrix, Vector3};
+use num_dual::{DualSVec64, DualStruct};
 
 /// Lamé parameters μ, λ (Pa), from Young's modulus and Poisson's ratio.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,25 +93,33 @@ impl Tetrahedron {
         Mat3::from_columns(&[x[1] - x[0], x[2] - x[0], x[3] - x[0]]) * self.dm_inv
     }
 
-    /// First Piola–Kirchhoff stress P = ∂ψ/∂F.
-    fn stress(&self, f: &Mat3) -> Mat3 {
+    /// First Piola–Kirchhoff stress P = ∂ψ/∂F, generic so that the Hessian is its exact
+    /// derivative (forward-mode duals over F's nine entries).
+    fn stress<T: AdScalar>(&self, f: &Matrix3<T>) -> Matrix3<T> {
         let Lame { mu, lambda } = self.lame;
-        let j = f.determinant();
+        let j = determinant(f);
         // cofactor matrix J F⁻ᵀ, defined even at J = 0
         let cof = cofactor(f);
         match self.material {
             SolidMaterial::NeoHookean => {
-                if j <= 0.0 {
-                    return Mat3::from_element(Real::NAN);
+                if j.re() <= 0.0 {
+                    return Matrix3::from_element(T::from(Real::NAN));
                 }
                 let f_inv_t = cof / j;
-                (f - f_inv_t) * mu + f_inv_t * (lambda * j.ln())
+                (f - f_inv_t) * T::from(mu) + f_inv_t * (j.ln() * lambda)
             }
             SolidMaterial::Corotated => {
                 let r = polar_rotation_generic(f); // the same iteration the energy differentiates
-                (f - r) * (2.0 * mu) + cof * (lambda * (j - 1.0))
+                (f - r) * T::from(2.0 * mu) + cof * ((j - 1.0) * lambda)
             }
         }
+    }
+
+    /// ∂F/∂x as rows: F = Σₘ xₘ ⊗ dₘ, with dₘ row m − 1 of Dm⁻¹ for m = 1, 2, 3 and
+    /// d₀ = −(d₁ + d₂ + d₃).
+    fn shape_gradients(&self) -> [Vector3<Real>; 4] {
+        let d: [Vector3<Real>; 3] = std::array::from_fn(|k| self.dm_inv.row(k).transpose());
+        [-(d[0] + d[1] + d[2]), d[0], d[1], d[2]]
     }
 
     /// V₀·ψ(F(x)), generic over the AD scalar: the one definition of the energy.
@@ -148,10 +159,10 @@ fn trace_ftf<T: AdScalar>(f: &Matrix3<T>) -> T {
     f.iter().fold(T::from(0.0), |s, v| s + *v * *v)
 }
 
-/// The cofactor matrix cof F = det(F)·F⁻ᵀ = ∂ det F / ∂F.
-fn cofactor(f: &Mat3) -> Mat3 {
-    let (c0, c1, c2) = (f.column(0), f.column(1), f.column(2));
-    Mat3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)])
+/// The cofactor matrix cof F = det(F)·F⁻ᵀ = ∂ det F / ∂F, generic.
+fn cofactor<T: AdScalar>(f: &Matrix3<T>) -> Matrix3<T> {
+    let (c0, c1, c2) = (f.column(0).into_owned(), f.column(1).into_owned(), f.column(2).into_owned());
+    Matrix3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)])
 }
 
 /// At most this many iterations of the Newton polar iteration (quadratic convergence from any
@@ -201,8 +212,33 @@ impl Potential for Tetrahedron {
         grad[3] = g3;
     }
 
+    /// V₀ Gᵀ (∂P/∂F) G with G = ∂F/∂x: the exact derivative of [`Potential::gradient`], ∂P/∂F
+    /// from one evaluation of the stress in first-order duals over F's nine entries (an order of
+    /// magnitude cheaper than second-order duals of the energy over the twelve coordinates).
     fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
-        Some(hessian_of::<12>(x, |x| self.energy_generic(x)))
+        let f = self.deformation_gradient(x);
+        let seeded: Matrix3<DualSVec64<9>> =
+            Matrix3::from_fn(|i, j| DualSVec64::<9>::from_re(f[(i, j)]).derivative(i + 3 * j));
+        let p = self.stress(&seeded);
+        // dp[(a + 3b, c + 3d)] = ∂P_ab / ∂F_cd
+        let dp = SMatrix::<Real, 9, 9>::from_fn(|row, col| {
+            p[(row % 3, row / 3)].eps.unwrap_generic(Const::<9>, Const::<1>)[col]
+        });
+        if p.iter().any(|v| !v.re().is_finite()) || dp.iter().any(|v| !v.is_finite()) {
+            return Some(DMatrix::from_element(12, 12, Real::NAN));
+        }
+        // G[(c + 3j, 3m + c)] = dₘ[j]: ∂F_cj / ∂x_mc
+        let d = self.shape_gradients();
+        let mut g = SMatrix::<Real, 9, 12>::zeros();
+        for (m, dm) in d.iter().enumerate() {
+            for c in 0..3 {
+                for j in 0..3 {
+                    g[(c + 3 * j, 3 * m + c)] = dm[j];
+                }
+            }
+        }
+        let h = g.transpose() * dp * g * self.rest_volume;
+        Some(DMatrix::from_column_slice(12, 12, h.as_slice()))
     }
 }
 
@@ -245,6 +281,28 @@ mod tests {
         let c = Tetrahedron::new(ids(), rest(), SolidMaterial::Corotated, lame).unwrap();
         let psi = 2.0 * (s - 1.0).powi(2) + 1.5 * (s - 1.0).powi(2);
         assert!((c.energy(&x) - psi / 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn stress_hessian_equals_the_second_derivative_of_the_energy() {
+        // the Hessian differentiates the stress; second-order duals of the energy are independent
+        let x = [
+            Vec3::new(0.1, -0.05, 0.02),
+            Vec3::new(1.2, 0.1, -0.2),
+            Vec3::new(-0.3, 0.8, 0.1),
+            Vec3::new(0.2, 0.3, 1.4),
+        ];
+        let r = Rotation3::from_euler_angles(0.4, 0.2, -0.7);
+        let twisted = x.map(|p| r * p);
+        for material in [SolidMaterial::NeoHookean, SolidMaterial::Corotated] {
+            let t = Tetrahedron::new(ids(), rest(), material, Lame::from_young_poisson(1e5, 0.3)).unwrap();
+            for x in [x, twisted] {
+                let ours = t.hessian(&x).unwrap();
+                let energy = crate::potential::hessian_of::<12>(&x, |x| t.energy_generic(x));
+                let err = (&ours - &energy).amax() / energy.amax();
+                assert!(err < 1e-10, "{material:?}: relative difference {err}");
+            }
+        }
     }
 
     #[test]
