@@ -327,3 +327,57 @@ fn lagged_ipc_friction_stops_a_sliding_block_at_the_coulomb_distance() {
     assert!((free - 0.5).abs() < 0.02, "frictionless block slides on: {free}");
     assert!((rough - 0.112).abs() < 0.03, "μ = 0.5 stops the block near 0.112 m: {rough}");
 }
+
+/// A-search §5.5, soft case: the built-in `bar-collision` (a 1 m neo-Hookean bar, 31 nodes, 10 kg,
+/// wave speed 1 m/s, hitting a wall at 1 m/s under IPC) run by `integrator` at step `h`. Returns
+/// the final centre-of-mass velocity (m/s) and the largest sideways drift of any vertex (m): the
+/// bar moves along z only, so its x and y must stay exactly where they started.
+fn bar_collision(integrator: IntegratorKind, h: Real) -> (Real, Real) {
+    let s = scene::load("bar-collision").unwrap();
+    let start: Vec<Vec3> = s.model.vertices.positions().to_vec();
+    let sync = SyncParameters { integrator, timestep: h, ..s.sync };
+    let mut parameters = s.parameters;
+    parameters.frame_rate = 1.0 / parameters.duration;
+    let mut sim = Simulation::new_sync(s.model, s.forces, parameters, sync).unwrap();
+    sim.run(&mut ()).unwrap();
+    let vertices = &sim.model().vertices;
+    let drift = vertices.positions().iter().zip(&start).map(|(x, x0)| (x - x0).xy().amax()).fold(0.0, Real::max);
+    (vertices.centre_of_mass_velocity().z, drift)
+}
+
+#[test]
+fn one_dimensional_collision_a1_and_a_search_keep_the_bounce_that_bdf2_dissipates() {
+    let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
+    let integrators = [("BDF2", IntegratorKind::Bdf2), ("A-1", IntegratorKind::A1), ("A-search", search)];
+    let steps = [1.0 / 30.0, 1.0 / 300.0, 1.0 / 3000.0];
+    // v[i][k]: integrator i at step k
+    let v: Vec<Vec<Real>> = integrators
+        .iter()
+        .map(|(name, integrator)| {
+            steps
+                .iter()
+                .map(|&h| {
+                    let (v, drift) = bar_collision(*integrator, h);
+                    println!("{name} at h = 1/{:.0}: final velocity {v:.4} m/s", 1.0 / h);
+                    assert_eq!(drift, 0.0, "{name} at h = {h}: the bar left its line by {drift} m");
+                    assert!(v > 0.0 && v < 1.0, "{name} at h = {h}: the bar leaves at {v} m/s (came in at 1)");
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    // convergence: at h = 1/3000 the three integrators, first and second order, agree
+    let finest: Vec<Real> = v.iter().map(|row| row[2]).collect();
+    let spread = finest.iter().cloned().fold(Real::MIN, Real::max) - finest.iter().cloned().fold(Real::MAX, Real::min);
+    assert!(spread < 0.05, "at h = 1/3000 the integrators still disagree by {spread} m/s: {finest:?}");
+    // Table 2's finding: at h = 1/30 and 1/300, A-1 and A-search end closer to the converged
+    // velocity (the mean at h = 1/3000) than BDF2, which dissipates the bounce
+    let converged = v.iter().map(|row| row[2]).sum::<Real>() / 3.0;
+    for k in 0..2 {
+        let bdf2 = (v[0][k] - converged).abs();
+        for (i, (name, _)) in integrators.iter().enumerate().skip(1) {
+            let error = (v[i][k] - converged).abs();
+            assert!(error < bdf2, "{name} at h = {}: off by {error}, BDF2 by {bdf2}", steps[k]);
+        }
+    }
+}

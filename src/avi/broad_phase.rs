@@ -13,12 +13,12 @@
 //! both not move.
 
 use super::contact_manager::PairKind;
+use crate::contact::proximity::{primitives, Primitive as ModelPrimitive};
 use crate::ids::VertexId;
 use crate::kds::hash_grid::{exit_time, CellBox, HashGrid};
 use crate::kds::VagueTrajectory;
 use crate::math::{Real, Vec3};
-use crate::mesh::edges;
-use crate::model::{BodyKind, Model, Motion};
+use crate::model::{Model, Motion};
 use smallvec::{smallvec, SmallVec};
 
 /// Which broad phase the AVI contact manager uses (the scene's `[contact] broad_phase`).
@@ -111,35 +111,24 @@ impl BroadPhase {
         let v = &model.vertices;
         let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
         let fixed = |u: VertexId| matches!(v.motion(u), Motion::Fixed);
+        // one list of primitives (`contact::proximity::primitives`), grouped by shape
         let mut spheres = Vec::new();
         let mut points = Vec::new();
         let mut segments = Vec::new();
         let mut triangles = Vec::new();
         let mut free_edge_lengths = Vec::new();
-        for body in model.bodies.values() {
-            let id = |l: u32| VertexId(body.vertices.start + l);
-            if let BodyKind::Particles { radius } = &body.kind {
-                spheres.extend(body.vertices.clone().map(|i| (Shape::Sphere(*radius), smallvec![VertexId(i)])));
-                continue;
-            }
-            let tris = body.kind.triangles();
-            // a chain's segments are its springs; a mesh's are its triangles' edges
-            let body_segments = match &body.kind {
-                BodyKind::Chain { edges } => edges.clone(),
-                _ => edges(tris),
-            };
-            let mut used: Vec<u32> = tris.iter().flatten().chain(body_segments.iter().flatten()).copied().collect();
-            used.sort_unstable();
-            used.dedup();
-            points.extend(used.into_iter().map(|l| (Shape::Point, smallvec![id(l)])));
-            for e in &body_segments {
-                let [a, b] = e.map(id);
-                if !(held(a) && held(b)) {
-                    free_edge_lengths.push((v.position(b) - v.position(a)).norm());
+        for p in primitives(model) {
+            match p {
+                ModelPrimitive::Particle(u, r) => spheres.push((Shape::Sphere(r), smallvec![u])),
+                ModelPrimitive::Vertex(u) => points.push((Shape::Point, smallvec![u])),
+                ModelPrimitive::Edge([a, b]) => {
+                    if !(held(a) && held(b)) {
+                        free_edge_lengths.push((v.position(b) - v.position(a)).norm());
+                    }
+                    segments.push((Shape::Segment, smallvec![a, b]));
                 }
-                segments.push((Shape::Segment, smallvec![a, b]));
+                ModelPrimitive::Triangle(t) => triangles.push((Shape::Triangle, t.into_iter().collect())),
             }
-            triangles.extend(tris.iter().map(|t| (Shape::Triangle, t.iter().map(|&l| id(l)).collect())));
         }
         let largest_radius = spheres.iter().map(|(s, _)| radius(*s)).fold(0.0, Real::max);
         let primitives: Vec<Primitive> = triangles

@@ -4,7 +4,7 @@
 //! could not hold from t = 0.
 //!
 //! Primitives: the vertices, edges and triangles of every triangulated body (shells, obstacles, the
-//! boundary of solids) and particles (spheres). Pairs that share a vertex are not contact pairs
+//! boundary of solids), the vertices and segments of chains, and particles (spheres). Pairs that share a vertex are not contact pairs
 //! (ACM §4). A sweep over axis-aligned boxes inflated by η keeps the check near-linear.
 
 use crate::geometry::distance::{distance_edge_edge, distance_point_point, distance_point_triangle};
@@ -55,7 +55,10 @@ pub struct TooClose {
     pub gap: Real,
 }
 
-/// Every contact primitive of `model`.
+/// Every contact primitive of `model`: the one list that the AVI broad phase, the start check and
+/// IPC contact all use. Per body, in body order: its particles, or its vertices (those on a
+/// triangle or segment, ascending), its segments (a chain's springs, a mesh's triangle edges) and
+/// its triangles.
 pub fn primitives(model: &Model) -> Vec<Primitive> {
     let mut out = Vec::new();
     for body in model.bodies.values() {
@@ -66,11 +69,16 @@ pub fn primitives(model: &Model) -> Vec<Primitive> {
             }
             kind => {
                 let triangles = kind.triangles();
-                let mut used: Vec<u32> = triangles.iter().flatten().copied().collect();
+                // a chain's segments are its springs; a mesh's are its triangles' edges
+                let segments = match kind {
+                    BodyKind::Chain { edges } => edges.clone(),
+                    _ => edges(triangles),
+                };
+                let mut used: Vec<u32> = triangles.iter().flatten().chain(segments.iter().flatten()).copied().collect();
                 used.sort_unstable();
                 used.dedup();
                 out.extend(used.into_iter().map(|v| Primitive::Vertex(id(v))));
-                out.extend(edges(triangles).into_iter().map(|e| Primitive::Edge(e.map(id))));
+                out.extend(segments.into_iter().map(|e| Primitive::Edge(e.map(id))));
                 out.extend(triangles.iter().map(|t| Primitive::Triangle(t.map(id))));
             }
         }

@@ -149,6 +149,19 @@ impl Vertices {
         &self.masses
     }
 
+    /// Centre-of-mass velocity of the free vertices, m/s: their momentum over their mass (zero
+    /// when no vertex is free).
+    pub fn centre_of_mass_velocity(&self) -> Vec3 {
+        let free = || (0..self.len()).filter(|&k| matches!(self.motions[k], Motion::Free));
+        let mass: Real = free().map(|k| self.masses[k]).sum();
+        let momentum: Vec3 = free().map(|k| self.velocities[k] * self.masses[k]).sum();
+        if mass > 0.0 {
+            momentum / mass
+        } else {
+            Vec3::zeros()
+        }
+    }
+
     /// Sets the whole state of a free vertex at time `t`: the synchronous backend's step, which
     /// advances every vertex at once (the AVI writes positions only through [`drift_to`]).
     /// Held and scripted vertices only have their time advanced ([`drift_to`] semantics).

@@ -198,7 +198,15 @@ impl Potential for IpcBarrier {
         let (ds, c_and_dc) = match self.pair {
             ContactPair::PointTriangle => {
                 let c = closest_point_triangle(x[0], x[1], x[2], x[3]);
-                let r = (x[0] - c.point) * 2.0;
+                let r = match c.region {
+                    // over the face: 2 h n / |n|² from the plane, exact along an exact normal (the
+                    // closest point's round-off would tilt it)
+                    PointTriangleRegion::Face => {
+                        let n = (x[2] - x[1]).cross(&(x[3] - x[1]));
+                        n * (2.0 * (x[0] - x[1]).dot(&n) / n.norm_squared())
+                    }
+                    _ => (x[0] - c.point) * 2.0,
+                };
                 ([r, -r * c.barycentric[0], -r * c.barycentric[1], -r * c.barycentric[2]], None)
             }
             ContactPair::EdgeEdge { eps } => {

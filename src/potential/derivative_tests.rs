@@ -93,6 +93,13 @@ fn spring_setup() -> impl Strategy<Value = (Spring, Vec<Vec3>, Real)> {
         })
 }
 
+fn bar_setup() -> impl Strategy<Value = (NeoHookeanBar, Vec<Vec3>, Real)> {
+    // stretched or crushed to a tenth of its rest length and beyond
+    (point(), point(), 0.1..2.0, 1.0..1e3).prop_filter("distinct ends", |(a, b, ..)| (b - a).norm() > 0.05).prop_map(
+        |(a, b, rest, ea)| (NeoHookeanBar::new(VertexId(0), VertexId(1), ea, rest), vec![a, b], (b - a).norm()),
+    )
+}
+
 fn membrane_setup() -> impl Strategy<Value = (Membrane, Vec<Vec3>, Real)> {
     let material = (1.0..1e4, -0.5..0.49).prop_map(|(y, nu)| MembraneMaterial { youngs_modulus: y, poisson_ratio: nu });
     // Deformed: an unrelated triangle, or the rest one displaced by up to a third of its altitude.
@@ -261,6 +268,7 @@ fn boxed_damping<P: std::fmt::Debug + 'static>(
 derivative_tests! {
     gravity_derivatives: gravity_case();
     spring_derivatives: elastic(spring_setup());
+    neo_hookean_bar_derivatives: elastic(bar_setup());
     membrane_derivatives: elastic(membrane_setup());
     hinge_derivatives: elastic(hinge_setup());
     neo_hookean_tetrahedron_derivatives: elastic(tetrahedron_setup(SolidMaterial::NeoHookean));

@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | [`Gravity`] | every free vertex of a body | ACM §5.2 (a large stencil) |
 //! | [`Spring`] | an edge (2) | ACM §3, Phantom §5.1 (FPU) |
+//! | [`NeoHookeanBar`] | an edge (2) | 1D neo-Hookean (A-search §5.5's collision study) |
 //! | [`Membrane`] | a triangle (3) | constant-strain triangle, St. Venant–Kirchhoff |
 //! | [`Hinge`] | two triangles sharing an edge (4) | discrete shells, Grinspun et al. 2003 |
 //! | [`Tetrahedron`] | a tetrahedron (4) | linear FEM; neo-Hookean (A-search §5) or fixed corotated |
@@ -19,6 +20,7 @@
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 
 mod ad;
+mod bar;
 mod barrier;
 mod cst;
 mod damping;
@@ -32,6 +34,7 @@ mod spring;
 mod wall;
 
 pub use ad::hessian_of;
+pub use bar::NeoHookeanBar;
 pub use barrier::{barrier, mollifier, ContactPair, IpcBarrier};
 pub use cst::{Membrane, MembraneMaterial};
 pub use damping::{Damping, StrainMeasure};
@@ -81,6 +84,16 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         let h = self.hessian(x)?;
         let lambda = mass_scaled_spectral_radius(&h, masses);
         (lambda > 0.0).then(|| 2.0 / lambda.sqrt())
+    }
+
+    /// The largest fraction t ∈ (0, 1] of the displacement `dx` (per stencil vertex) that the
+    /// positions `x + τ·dx`, τ ∈ [0, t], can take without leaving the potential's domain (an
+    /// element crushed through zero length or volume, where its energy is infinite but a step can
+    /// jump over it). 1 for potentials defined everywhere. The synchronous backend's line search
+    /// starts from the smallest of these, as it does from the CCD bound of contact (Li et al.
+    /// 2020's filtered line search).
+    fn feasible_step(&self, _x: &[Vec3], _dx: &[Vec3]) -> Real {
+        1.0
     }
 
     /// True for dissipative potentials (damping): their "energy" is the dissipation function
@@ -177,4 +190,45 @@ pub fn assemble_hessian<'a>(
 pub fn gather(stencil: &[VertexId], x: &[Vec3], local: &mut Vec<Vec3>) {
     local.clear();
     local.extend(stencil.iter().map(|v| x[v.index()]));
+}
+
+/// The smallest τ ∈ (0, 1) with p(τ) = 0 for the polynomial p(τ) = c₀ + c₁τ + c₂τ² + c₃τ³ with
+/// p(0) = c₀ > 0, approached from below (p > 0 on [0, τ]), or 1 when p stays positive on [0, 1):
+/// the step bound of [`Potential::feasible_step`]. The interval is split at p's critical points,
+/// so each piece is monotone and the first sign change is found by bisection.
+pub(crate) fn first_root_in_unit_interval(c: [Real; 4]) -> Real {
+    let p = |t: Real| c[0] + t * (c[1] + t * (c[2] + t * c[3]));
+    // p′ = c₁ + 2c₂ τ + 3c₃ τ²
+    let (a, b, q) = (3.0 * c[3], 2.0 * c[2], c[1]);
+    let mut breaks: SmallVec<[Real; 4]> = SmallVec::new();
+    if a != 0.0 {
+        let disc = b * b - 4.0 * a * q;
+        if disc >= 0.0 {
+            let r = disc.sqrt();
+            breaks.extend([(-b - r) / (2.0 * a), (-b + r) / (2.0 * a)]);
+        }
+    } else if b != 0.0 {
+        breaks.push(-q / b);
+    }
+    breaks.retain(|t| *t > 0.0 && *t < 1.0);
+    breaks.sort_by(Real::total_cmp);
+    breaks.push(1.0);
+    let mut lo = 0.0;
+    for hi in breaks {
+        if p(hi) <= 0.0 {
+            // p > 0 at lo, ≤ 0 at hi, monotone between: bisect, keeping p(lo) > 0
+            let (mut l, mut h) = (lo, hi);
+            for _ in 0..64 {
+                let m = 0.5 * (l + h);
+                if p(m) > 0.0 {
+                    l = m
+                } else {
+                    h = m
+                }
+            }
+            return l;
+        }
+        lo = hi;
+    }
+    1.0
 }

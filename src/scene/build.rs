@@ -9,7 +9,8 @@ use crate::math::{Real, Vec3};
 use crate::mesh::{self, TriMesh};
 use crate::model::{Body, BodyKind, LinearPath, Model};
 use crate::potential::{
-    Damping, Gravity, Hinge, Lame, Membrane, MembraneMaterial, SolidMaterial, Spring, StrainMeasure, Tetrahedron,
+    Damping, Gravity, Hinge, Lame, Membrane, MembraneMaterial, NeoHookeanBar, Potential, SolidMaterial, Spring,
+    StrainMeasure, Tetrahedron,
 };
 use crate::simulation::SimulationParameters;
 use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, SyncParameters};
@@ -568,45 +569,35 @@ fn build_body(
             }
         }
         BodyKind::Chain { edges } => {
-            let stiffness = b.spring_stiffness.clone().ok_or_else(|| {
-                ctx.err(place.to_string(), "`spring_stiffness` is required for a chain: a list of N/m values cycled along the chain, e.g. [1e4, 1.0]")
-            })?;
-            let quartic = b.spring_quartic.clone().unwrap_or_else(|| vec![0.0]);
-            for (key, list) in [("spring_stiffness", &stiffness), ("spring_quartic", &quartic)] {
-                if list.is_empty() || list.iter().any(|k| !(k.is_finite() && *k >= 0.0)) {
-                    return Err(ctx.err(
-                        format!("{place}.{key}"),
-                        format!("must be a non-empty list of finite numbers ≥ 0, got {list:?}"),
-                    ));
-                }
-            }
-            if let Some(e) =
-                (0..edges.len()).find(|e| stiffness[e % stiffness.len()] == 0.0 && quartic[e % quartic.len()] == 0.0)
-            {
-                return Err(ctx.err(
-                    format!("{place}.spring_stiffness"),
-                    format!(
-                        "spring {e} has zero linear and zero quartic stiffness; every spring needs one of them > 0"
-                    ),
-                ));
-            }
+            let law = chain_law(ctx, place, b, edges.len())?;
             let damping =
                 ctx.non_negative(place, "spring_damping", b.spring_damping, "damping coefficients are ≥ 0")?;
             let period = ctx.period(place, "stretch_period", b.stretch_period, common_period)?;
             let damping_period = ctx.period(place, "damping_period", b.damping_period, common_period)?;
             for (e, [i, j]) in edges.iter().enumerate() {
                 let (a, bb) = (global(*i), global(*j));
-                let rest = (positions[*j as usize] - positions[*i as usize]).norm();
-                let spring = Spring::new(a, bb, stiffness[e % stiffness.len()], quartic[e % quartic.len()], rest);
-                if damping > 0.0 {
-                    let d = Damping::new(
-                        StrainMeasure::Length(spring.clone()),
-                        damping,
-                        &[positions[*i as usize], positions[*j as usize]],
-                    );
-                    forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
-                }
-                forces.push(ForceSpec { potential: Box::new(spring), period });
+                let ends = [positions[*i as usize], positions[*j as usize]];
+                let rest = (ends[1] - ends[0]).norm();
+                // damping acts on the edge's length, whatever the law
+                let length = |k| Spring::new(a, bb, k, 0.0, rest);
+                let potential: Box<dyn Potential> = match &law {
+                    ChainLaw::Springs { stiffness, quartic } => {
+                        let (k, k4) = (stiffness[e % stiffness.len()], quartic[e % quartic.len()]);
+                        if damping > 0.0 {
+                            let d = Damping::new(StrainMeasure::Length(length(k)), damping, &ends);
+                            forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                        }
+                        Box::new(Spring::new(a, bb, k, k4, rest))
+                    }
+                    ChainLaw::NeoHookean { axial_stiffness } => {
+                        if damping > 0.0 {
+                            let d = Damping::new(StrainMeasure::Length(length(0.0)), damping, &ends);
+                            forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                        }
+                        Box::new(NeoHookeanBar::new(a, bb, *axial_stiffness, rest))
+                    }
+                };
+                forces.push(ForceSpec { potential, period });
             }
         }
         BodyKind::Solid { tets, .. } => {
@@ -643,10 +634,80 @@ fn build_body(
     Ok(())
 }
 
+/// How a chain's edges resist stretching.
+enum ChainLaw {
+    /// Springs, stiffnesses cycled along the chain.
+    Springs { stiffness: Vec<Real>, quartic: Vec<Real> },
+    /// Neo-Hookean bars of axial stiffness EA (N).
+    NeoHookean { axial_stiffness: Real },
+}
+
+/// A chain's `material` and its keys: `"spring"` (the default) with `spring_stiffness` and
+/// `spring_quartic` (none of the `springs` edges may have both zero), or `"neo-hookean"` with
+/// `axial_stiffness`.
+fn chain_law(ctx: &Ctx, place: &str, b: &BodySection, springs: usize) -> Result<ChainLaw, SceneError> {
+    match b.material.as_deref() {
+        None | Some("spring") => {
+            if b.axial_stiffness.is_some() {
+                return Err(ctx.err(
+                    format!("{place}.axial_stiffness"),
+                    "applies to material = \"neo-hookean\" chains only; set the material or use spring_stiffness",
+                ));
+            }
+            let stiffness = b.spring_stiffness.clone().ok_or_else(|| {
+                ctx.err(place.to_string(), "`spring_stiffness` is required for a chain: a list of N/m values cycled along the chain, e.g. [1e4, 1.0]")
+            })?;
+            let quartic = b.spring_quartic.clone().unwrap_or_else(|| vec![0.0]);
+            for (key, list) in [("spring_stiffness", &stiffness), ("spring_quartic", &quartic)] {
+                if list.is_empty() || list.iter().any(|k| !(k.is_finite() && *k >= 0.0)) {
+                    return Err(ctx.err(
+                        format!("{place}.{key}"),
+                        format!("must be a non-empty list of finite numbers ≥ 0, got {list:?}"),
+                    ));
+                }
+            }
+            if let Some(e) =
+                (0..springs).find(|e| stiffness[e % stiffness.len()] == 0.0 && quartic[e % quartic.len()] == 0.0)
+            {
+                return Err(ctx.err(
+                    format!("{place}.spring_stiffness"),
+                    format!(
+                        "spring {e} has zero linear and zero quartic stiffness; every spring needs one of them > 0"
+                    ),
+                ));
+            }
+            Ok(ChainLaw::Springs { stiffness, quartic })
+        }
+        Some("neo-hookean") => {
+            for (key, present) in
+                [("spring_stiffness", b.spring_stiffness.is_some()), ("spring_quartic", b.spring_quartic.is_some())]
+            {
+                if present {
+                    return Err(ctx.err(
+                        format!("{place}.{key}"),
+                        "does not apply to a material = \"neo-hookean\" chain; give its axial_stiffness (N) instead",
+                    ));
+                }
+            }
+            let axial_stiffness = ctx.positive(
+                place,
+                "axial_stiffness",
+                b.axial_stiffness,
+                "give the bar's axial stiffness EA in N (Young's modulus × cross-section)",
+            )?;
+            Ok(ChainLaw::NeoHookean { axial_stiffness })
+        }
+        Some(other) => Err(ctx.err(
+            format!("{place}.material"),
+            format!("unknown chain material \"{other}\"; use \"spring\" or \"neo-hookean\""),
+        )),
+    }
+}
+
 /// Refuses keys that mean nothing for the body's kind (a typo trap otherwise: a `bending` on a
 /// chain would be silently ignored).
 fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), SceneError> {
-    let set: [(&str, bool); 24] = [
+    let set: [(&str, bool); 25] = [
         ("mesh", b.mesh.is_some()),
         ("density", b.density.is_some()),
         ("stretching", b.stretching.is_some()),
@@ -667,6 +728,7 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
         ("spring_stiffness", b.spring_stiffness.is_some()),
         ("spring_quartic", b.spring_quartic.is_some()),
         ("spring_damping", b.spring_damping.is_some()),
+        ("axial_stiffness", b.axial_stiffness.is_some()),
         ("stretch_period", b.stretch_period.is_some()),
         ("bend_period", b.bend_period.is_some()),
         ("damping_period", b.damping_period.is_some()),
@@ -697,6 +759,8 @@ fn check_keys_apply(ctx: &Ctx, place: &str, b: &BodySection) -> Result<(), Scene
                 "spring_stiffness",
                 "spring_quartic",
                 "spring_damping",
+                "material",
+                "axial_stiffness",
                 "stretch_period",
                 "damping_period",
             ][..],

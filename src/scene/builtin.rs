@@ -12,6 +12,7 @@ const SCENES: &[(&str, &str)] = &[
     ("sheet-on-sphere", include_str!("../../scenes/sheet-on-sphere.toml")),
     ("curtain-projectile", include_str!("../../scenes/curtain-projectile.toml")),
     ("spikes", include_str!("../../scenes/spikes.toml")),
+    ("bar-collision", include_str!("../../scenes/bar-collision.toml")),
 ];
 
 /// Names of the built-in scenes.

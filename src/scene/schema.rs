@@ -191,6 +191,8 @@ pub struct BodySection {
     pub spring_quartic: Option<Vec<f64>>,
     /// Chain spring damping.
     pub spring_damping: Option<f64>,
+    /// Axial stiffness EA of a neo-Hookean chain, N.
+    pub axial_stiffness: Option<f64>,
     /// Clock period of membrane / spring potentials, s (default: stable estimate).
     pub stretch_period: Option<f64>,
     /// Clock period of hinge potentials, s.

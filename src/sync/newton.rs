@@ -7,6 +7,7 @@ use crate::potential::{gather, Potential};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::{CooMatrix, CscMatrix};
+use smallvec::SmallVec;
 
 /// Tunables of the Newton solve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -158,8 +159,9 @@ impl IncrementalPotential<'_> {
         g
     }
 
-    /// ∇²Φ over the free degrees of freedom, each potential's Hessian projected to be positive
-    /// semidefinite (negative eigenvalues clamped to zero), so the system is positive definite.
+    /// ∇²Φ over the free degrees of freedom, each potential's Hessian restricted to its free
+    /// vertices and projected to be positive semidefinite (negative eigenvalues clamped to zero),
+    /// so the system is positive definite.
     fn hessian(&self, x: &[Vec3], barriers: &[Box<dyn Potential>], dofs: usize) -> CscMatrix<Real> {
         let y = self.evaluation_point(x);
         let mut coo = CooMatrix::new(dofs, dofs);
@@ -167,12 +169,18 @@ impl IncrementalPotential<'_> {
         for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
             let Some(h) = p.hessian(&local) else { continue };
-            let h = project_psd(h);
-            let s = p.stencil();
-            for (a, va) in s.iter().enumerate() {
-                let Some(ka) = self.free[va.index()] else { continue };
-                for (b, vb) in s.iter().enumerate() {
-                    let Some(kb) = self.free[vb.index()] else { continue };
+            // project the block of the stencil's free vertices only: held vertices' rows are
+            // dropped anyway, and an obstacle's coordinates would otherwise mix round-off into it
+            let free: SmallVec<[(usize, usize); 4]> =
+                p.stencil().iter().enumerate().filter_map(|(a, v)| self.free[v.index()].map(|k| (a, k))).collect();
+            if free.is_empty() {
+                continue;
+            }
+            let h = project_psd(DMatrix::from_fn(3 * free.len(), 3 * free.len(), |r, c| {
+                h[(3 * free[r / 3].0 + r % 3, 3 * free[c / 3].0 + c % 3)]
+            }));
+            for (a, &(_, ka)) in free.iter().enumerate() {
+                for (b, &(_, kb)) in free.iter().enumerate() {
                     for i in 0..3 {
                         for j in 0..3 {
                             let value = h[(3 * a + i, 3 * b + j)];
@@ -192,6 +200,29 @@ impl IncrementalPotential<'_> {
             }
         }
         CscMatrix::from(&coo)
+    }
+
+    /// The largest fraction of the Newton step `d` that keeps every potential in its domain
+    /// ([`Potential::feasible_step`], at the evaluation point, which moves by a·d) and, with
+    /// contact, every pair apart (CCD).
+    fn feasible_step(&self, x: &[Vec3], d: &DVector<Real>) -> Real {
+        let per_vertex: Vec<Vec3> = self
+            .free
+            .iter()
+            .map(|f| f.map_or(Vec3::zeros(), |k| Vec3::new(d[3 * k], d[3 * k + 1], d[3 * k + 2])))
+            .collect();
+        let y = self.evaluation_point(x);
+        let dy: Vec<Vec3> = per_vertex.iter().map(|d| d * self.blend).collect();
+        let (mut at, mut along) = (Vec::new(), Vec::new());
+        let elastic = self.potentials.iter().fold(1.0, |step: Real, p| {
+            gather(p.stencil(), &y, &mut at);
+            gather(p.stencil(), &dy, &mut along);
+            step.min(p.feasible_step(&at, &along))
+        });
+        match self.contact {
+            None => elastic,
+            Some(contact) => elastic.min(contact.max_step(x, &per_vertex)),
+        }
     }
 
     /// Minimises Φ starting from `x` (held vertices already at their prescribed positions),
@@ -225,17 +256,7 @@ impl IncrementalPotential<'_> {
             // backtracking (Armijo) line search; the step is a descent direction (SPD system);
             // with contact it starts from the largest fraction CCD certifies intersection-free
             let slope = g.dot(&d);
-            let mut step = match self.contact {
-                None => 1.0,
-                Some(contact) => {
-                    let per_vertex: Vec<Vec3> = self
-                        .free
-                        .iter()
-                        .map(|f| f.map_or(Vec3::zeros(), |k| Vec3::new(d[3 * k], d[3 * k + 1], d[3 * k + 2])))
-                        .collect();
-                    contact.max_step(x, &per_vertex)
-                }
-            };
+            let mut step = self.feasible_step(x, &d);
             let start = x.to_vec();
             loop {
                 apply(x, self.free, &d, step);
@@ -266,14 +287,54 @@ fn apply(x: &mut [Vec3], free: &[Option<usize>], d: &DVector<Real>, step: Real) 
 }
 
 /// The nearest positive-semidefinite matrix to a symmetric `h` (negative eigenvalues set to 0).
+///
+/// Coordinates that `h` couples by no exact nonzero entry (the axes of an axis-aligned bar, say)
+/// are projected as separate blocks, so the projection never mixes them through round-off: a
+/// motion that stays exactly on a line or in a plane keeps doing so.
 pub fn project_psd(h: DMatrix<Real>) -> DMatrix<Real> {
+    let n = h.nrows();
     let sym = (&h + h.transpose()) * 0.5;
-    let eigen = SymmetricEigen::new(sym.clone());
-    if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
-        return sym;
+    // connected components of the coupling graph (union–find on exact nonzeros)
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
     }
-    let clamped = eigen.eigenvalues.map(|l| l.max(0.0));
-    &eigen.eigenvectors * DMatrix::from_diagonal(&clamped) * eigen.eigenvectors.transpose()
+    for i in 0..n {
+        for j in 0..i {
+            if sym[(i, j)] != 0.0 {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut out = DMatrix::zeros(n, n);
+    let mut done = vec![false; n];
+    for first in 0..n {
+        if done[first] {
+            continue;
+        }
+        let r = root(&mut parent, first);
+        let block: Vec<usize> = (first..n).filter(|&i| root(&mut parent, i) == r).collect();
+        block.iter().for_each(|&i| done[i] = true);
+        let sub = DMatrix::from_fn(block.len(), block.len(), |a, b| sym[(block[a], block[b])]);
+        let eigen = SymmetricEigen::new(sub.clone());
+        let projected = if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
+            sub
+        } else {
+            let clamped = eigen.eigenvalues.map(|l| l.max(0.0));
+            &eigen.eigenvectors * DMatrix::from_diagonal(&clamped) * eigen.eigenvectors.transpose()
+        };
+        for (a, &i) in block.iter().enumerate() {
+            for (b, &j) in block.iter().enumerate() {
+                out[(i, j)] = projected[(a, b)];
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -289,6 +350,25 @@ mod tests {
         let e = SymmetricEigen::new(p).eigenvalues;
         assert!(e.iter().all(|&l| l >= -1e-12));
         assert!(e.iter().any(|&l| (l - 3.0).abs() < 1e-12));
+    }
+
+    #[test]
+    fn psd_projection_keeps_uncoupled_axes_exactly_apart() {
+        // a compressed bar along z: axial stiffness 5, transverse −2 (projected to 0); x, y, z
+        // never couple, so the projection must not couple them either
+        let k = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![-2.0, -2.0, 5.0]));
+        let mut h = DMatrix::zeros(6, 6);
+        h.view_mut((0, 0), (3, 3)).copy_from(&k);
+        h.view_mut((3, 3), (3, 3)).copy_from(&k);
+        h.view_mut((0, 3), (3, 3)).copy_from(&(-&k));
+        h.view_mut((3, 0), (3, 3)).copy_from(&(-&k));
+        let p = project_psd(h.clone());
+        for i in 0..6 {
+            for j in 0..6 {
+                let expected = if i % 3 == 2 && j % 3 == 2 { h[(i, j)] } else { 0.0 };
+                assert_eq!(p[(i, j)], expected, "entry ({i}, {j})");
+            }
+        }
     }
 
     #[test]
