@@ -1,10 +1,12 @@
 //! Cost per step of the synchronous integrators on the same scene and h (issue 5: A-search should
-//! cost at most 1.1× implicit Euler per step). Figures: docs/performance.md.
+//! cost at most 1.1× implicit Euler per step), and the linear solve alone with each
+//! [`LinearSolver`] on Newton systems of two cubes. Figures: docs/performance.md.
 //!
-//! Run: `cargo bench --bench sync`
+//! Run: `cargo bench --bench sync` (one group: `cargo bench --bench sync -- sync_linear_solve`)
 
 use avicontact::scene;
-use avicontact::sync::{EnergyTarget, IntegratorKind, NewtonParameters, SyncParameters};
+use avicontact::sync::newton::solve_newton_system;
+use avicontact::sync::{EnergyTarget, IntegratorKind, LinearSolver, NewtonParameters, SyncParameters};
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use std::path::Path;
@@ -14,6 +16,11 @@ const STEPS: u64 = 30;
 
 /// A soft corotated cube tumbling freely (no gravity, nothing held), 3×3×3 cells.
 fn cube(integrator: IntegratorKind) -> Simulation {
+    cube_with_cells(integrator, 3)
+}
+
+/// The same cube with `cells`³ cells.
+fn cube_with_cells(integrator: IntegratorKind, cells: usize) -> Simulation {
     let text = r#"
 [simulation]
 duration = 1.0e9
@@ -22,13 +29,14 @@ gravity = [0.0, 0.0, 0.0]
 [[body]]
 name = "cube"
 kind = "solid"
-mesh = { generator = "box", size = [0.1, 0.1, 0.1], resolution = 3 }
+mesh = { generator = "box", size = [0.1, 0.1, 0.1], resolution = CELLS }
 material = "corotated"
 youngs_modulus = 5e4
 density = 1000.0
 angular_velocity = [3.0, 15.0, -5.0]
-"#;
-    let s = scene::parse(text, "bench", Path::new("."), "cube".into()).expect("bench scene");
+"#
+    .replace("CELLS", &cells.to_string());
+    let s = scene::parse(&text, "bench", Path::new("."), "cube".into()).expect("bench scene");
     let sync = SyncParameters { integrator, timestep: 1.0 / 30.0, newton: NewtonParameters::default(), contact: None };
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
 }
@@ -57,5 +65,32 @@ fn per_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_step);
+/// The Newton system of an implicit-Euler step of the cube with `cells`³ cells after 5 steps of
+/// tumbling (so the corotated elements are rotated and the projection has work): (H, −g).
+fn newton_system(cells: usize) -> (nalgebra_sparse::CscMatrix<f64>, nalgebra::DVector<f64>) {
+    let mut sim = cube_with_cells(IntegratorKind::ImplicitEuler, cells);
+    while sim.sync().expect("sync").now().seconds() < 5.0 / 30.0 - 1e-9 {
+        sim.step_event(&mut ()).expect("step");
+    }
+    let (hessian, gradient) = sim.sync().expect("sync").newton_system();
+    (hessian, -gradient)
+}
+
+fn linear_solve(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sync_linear_solve");
+    group.sample_size(10);
+    for cells in [3, 10] {
+        let (hessian, rhs) = newton_system(cells);
+        let (_, cg_iterations) = solve_newton_system(&hessian, &rhs, LinearSolver::JacobiPcg).expect("PCG");
+        println!("cube {cells}³ cells: {} dofs, {} non-zeros, {cg_iterations} CG iterations", rhs.len(), hessian.nnz());
+        for (name, solver) in [("cholesky", LinearSolver::Cholesky), ("pcg", LinearSolver::JacobiPcg)] {
+            group.bench_function(BenchmarkId::new(name, format!("{cells}x{cells}x{cells}")), |b| {
+                b.iter(|| solve_newton_system(&hessian, &rhs, solver).expect("solve"))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_step, linear_solve);
 criterion_main!(benches);

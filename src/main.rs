@@ -198,6 +198,7 @@ fn run(
         scene: name,
         backend: sim.backend_name(),
         integrator: sim.sync().map(|e| e.integrator()),
+        linear_solver: sim.sync().map(|e| e.parameters().newton.linear_solver.name()),
         newton_iterations: sim.sync().map(|e| e.newton_iterations()),
         linear_solve_seconds: sim.sync().map(|e| e.linear_solve_seconds()),
         status: if result.is_ok() { RunStatus::Completed } else { RunStatus::Failed },

@@ -327,6 +327,44 @@ fn keys_that_do_not_apply_to_the_kind_are_refused() {
 }
 
 #[test]
+fn sync_linear_solver_is_checked_and_pcg_takes_the_steps_cholesky_takes() {
+    refuses(&format!("{GOOD}\n[sync]\nlinear_solver = \"lu\"\n"), &[], "sync.linear_solver");
+    // the same sync run with each solver: the same Newton iterations and the same last frame
+    let run = |solver: &str| {
+        let scene =
+            format!("{GOOD}\n[sync]\nintegrator = \"implicit-euler\"\ntimestep = 0.01\nlinear_solver = \"{solver}\"\n");
+        let (dir, path) = scene_dir(&scene, &[]);
+        let out = dir.path().join("out");
+        let o = avicontact(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "sync",
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{solver}: {}", String::from_utf8_lossy(&o.stderr));
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["linear_solver"], solver);
+        let last = fs::read_to_string(out.join("frames/frame_00005.obj")).unwrap();
+        let positions: Vec<f64> = last
+            .lines()
+            .filter_map(|l| l.strip_prefix("v "))
+            .flat_map(|l| l.split_whitespace().map(|c| c.parse::<f64>().unwrap()).collect::<Vec<_>>())
+            .collect();
+        (summary["newton_iterations"].as_u64().unwrap(), positions)
+    };
+    let (cholesky_iterations, cholesky) = run("cholesky");
+    let (pcg_iterations, pcg) = run("pcg");
+    assert_eq!(cholesky_iterations, pcg_iterations);
+    assert_eq!(cholesky.len(), 25 * 3);
+    let gap = cholesky.iter().zip(&pcg).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(gap < 1e-9, "last frames differ by {gap:e} m");
+}
+
+#[test]
 fn sync_section_is_checked_and_the_sync_backend_runs_the_same_scene() {
     refuses(&format!("{GOOD}\n[sync]\nintegrator = \"rk4\"\n"), &[], "sync.integrator");
     refuses(&format!("{GOOD}\n[sync]\ntimestep = -0.01\n"), &[], "sync.timestep");

@@ -35,7 +35,7 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
     let sync = SyncParameters {
         integrator,
         timestep: h,
-        newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100 },
+        newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100, ..Default::default() },
         contact: None,
     };
     let mut sim = Simulation::new_sync(model, forces, parameters, sync).unwrap();
@@ -90,7 +90,7 @@ fn sync_run(
     let sync = SyncParameters {
         integrator,
         timestep: h,
-        newton: NewtonParameters { tolerance, max_iterations: 200 },
+        newton: NewtonParameters { tolerance, max_iterations: 200, ..Default::default() },
         contact: None,
     };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
@@ -231,7 +231,7 @@ velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
     let sync = SyncParameters {
         integrator,
         timestep: h,
-        newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100 },
+        newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100, ..Default::default() },
         contact: None,
     };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();

@@ -26,6 +26,9 @@ pub struct Summary {
     /// The synchronous integrator (sync runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub integrator: Option<&'static str>,
+    /// The Newton linear solver, `"cholesky"` or `"pcg"` (sync runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linear_solver: Option<&'static str>,
     /// Newton iterations over the run (sync runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newton_iterations: Option<u64>,

@@ -13,7 +13,7 @@ use crate::potential::{
     StrainMeasure, Tetrahedron,
 };
 use crate::simulation::SimulationParameters;
-use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, SyncParameters};
+use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SyncParameters};
 use nalgebra::Rotation3;
 use std::path::Path;
 
@@ -250,6 +250,12 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
             return Err(ctx.err("sync.newton_max_iterations", "must be at least 1"));
         }
         p.newton.max_iterations = n as usize;
+    }
+    if let Some(name) = &s.linear_solver {
+        p.newton.linear_solver = LinearSolver::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = LinearSolver::NAMES.iter().map(|(n, _)| *n).collect();
+            ctx.err("sync.linear_solver", format!("unknown linear solver \"{name}\"; use one of {}", names.join(", ")))
+        })?;
     }
     let alpha_range = match s.alpha_range {
         None => (0.0, 1.1),

@@ -119,6 +119,8 @@ pub struct SyncSection {
     pub newton_tolerance: Option<f64>,
     /// Newton iterations per step at most.
     pub newton_max_iterations: Option<u32>,
+    /// `cholesky | pcg`: how each Newton iteration's linear system is solved.
+    pub linear_solver: Option<String>,
 }
 
 /// A-search energy target: exponential decay toward a ground level.

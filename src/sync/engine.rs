@@ -6,7 +6,7 @@ use super::integrators::{
     Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
-use super::newton::NewtonParameters;
+use super::newton::{IncrementalPotential, NewtonParameters};
 use crate::avi::ForceSpec;
 use crate::error::SimulationError;
 use crate::ids::VertexId;
@@ -249,6 +249,33 @@ impl SyncEngine {
     /// Wall-clock seconds spent in linear solves so far.
     pub fn linear_solve_seconds(&self) -> f64 {
         self.linear_solve_seconds
+    }
+
+    /// The first Newton system of an implicit-Euler step from the current state, for benchmarks
+    /// and tests of the linear solvers: the PSD-projected Hessian H and the gradient g of Φ at
+    /// x̃ = x_n + h v_n (held and scripted vertices where they are now; contact left out, as x̃
+    /// may intersect). See [`IncrementalPotential::newton_system`].
+    pub fn newton_system(&self) -> (nalgebra_sparse::CscMatrix<Real>, nalgebra::DVector<Real>) {
+        let h = self.parameters.timestep;
+        let target: Vec<Vec3> = self
+            .x
+            .iter()
+            .zip(&self.v)
+            .zip(&self.free)
+            .map(|((x, v), f)| if f.is_some() { x + v * h } else { *x })
+            .collect();
+        let phi = IncrementalPotential {
+            potentials: &self.potentials,
+            masses: &self.masses,
+            free: &self.free,
+            target: &target,
+            anchor: &self.x,
+            inertia_weight: 1.0 / (h * h),
+            potential_weight: 1.0,
+            blend: 1.0,
+            contact: None,
+        };
+        phi.newton_system(&target)
     }
 
     /// α of the last A-1 / A-search step.

@@ -2,7 +2,7 @@
 //! the AVI, summed through one assembly, so a scene can be run both ways and compared.
 //!
 //! Every step minimises an incremental potential with Newton's method (per-stencil PSD
-//! projection, sparse Cholesky, backtracking line search). Scenes with `[contact]` get IPC contact
+//! projection, sparse Cholesky or Jacobi-PCG ([`LinearSolver`]), backtracking line search). Scenes with `[contact]` get IPC contact
 //! ([`ipc`]): log barriers on close point–triangle and edge–edge pairs and a CCD-filtered line
 //! search, so every accepted iterate is intersection-free.
 
@@ -14,4 +14,4 @@ pub mod newton;
 pub use engine::{IntegratorKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
 pub use ipc::{IpcContact, IpcParameters};
-pub use newton::{NewtonError, NewtonParameters};
+pub use newton::{LinearSolver, NewtonError, NewtonParameters};
