@@ -118,6 +118,31 @@ pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super:
     Ok(mesh)
 }
 
+/// A ball of `radius` centred at the origin: the box of side 2·`radius` with `resolution` cubes
+/// per axis ([`box_tets`]), each point p moved radially to p·‖p‖_∞/‖p‖₂, which maps the cube onto
+/// the ball and its faces onto the sphere. Elements near the cube's corners are flatter than the
+/// rest but all keep a positive volume.
+pub fn ball_tets(radius: Real, resolution: u32) -> Result<TetMesh, super::GeneratorError> {
+    use super::GeneratorError;
+    if !(radius.is_finite() && radius > 0.0) {
+        return Err(GeneratorError { key: "radius", message: format!("must be a finite number > 0, got {radius}") });
+    }
+    let mut mesh = box_tets([2.0 * radius; 3], [resolution; 3])?;
+    for p in &mut mesh.positions {
+        let euclidean = p.norm();
+        if euclidean > 0.0 {
+            *p *= p.amax() / euclidean;
+        }
+    }
+    if let Some(t) = (0..mesh.tets.len()).find(|&t| mesh.signed_volume(t) <= 0.0) {
+        return Err(GeneratorError {
+            key: "resolution",
+            message: format!("tetrahedron {t} came out flat at resolution {resolution}; use another resolution"),
+        });
+    }
+    Ok(mesh)
+}
+
 /// Why a TetGen file pair could not be used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TetGenError {
@@ -284,6 +309,24 @@ mod tests {
         assert!((enclosed - 1.0).abs() < 1e-12, "{enclosed}");
         let total: Real = m.lumped_masses(1000.0).iter().sum();
         assert!((total - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ball_is_a_ball_of_positive_tets() {
+        for n in [1, 2, 5, 11] {
+            let m = ball_tets(0.05, n).unwrap();
+            assert_eq!(m.positions.len() as u32, (n + 1).pow(3));
+            assert!((0..m.tets.len()).all(|t| m.signed_volume(t) > 0.0), "resolution {n}");
+            // the boundary lies on the sphere; the volume approaches 4/3 π r³ from below
+            for f in m.boundary() {
+                for i in f {
+                    assert!((m.positions[i as usize].norm() - 0.05).abs() < 1e-15);
+                }
+            }
+            let volume: Real = (0..m.tets.len()).map(|t| m.signed_volume(t)).sum();
+            let sphere = 4.0 / 3.0 * std::f64::consts::PI * 0.05f64.powi(3);
+            assert!(volume < sphere && (n < 5 || volume > 0.95 * sphere), "resolution {n}: {volume} vs {sphere}");
+        }
     }
 
     #[test]

@@ -866,6 +866,9 @@ fn load_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result<Tri
             Generator::Line { .. } => {
                 return Err(ctx.err(&key, "the line generator is for chains; shells and obstacles need triangles"))
             }
+            Generator::Ball { .. } => {
+                return Err(ctx.err(&key, "the ball generator is for solids; use icosphere for a spherical surface"))
+            }
         },
     };
     m.positions = transform_points(ctx, place, b, std::mem::take(&mut m.positions))?;
@@ -908,8 +911,14 @@ fn load_tet_mesh(ctx: &Ctx, place: &str, b: &BodySection, base: &Path) -> Result
             };
             mesh::box_tets(*size, r).map_err(|e| ctx.err(&key, e.to_string()))?
         }
+        Some(MeshSpec::Generator(Generator::Ball { radius, resolution })) => {
+            mesh::ball_tets(*radius, *resolution).map_err(|e| ctx.err(&key, e.to_string()))?
+        }
         Some(MeshSpec::Generator(_)) => {
-            return Err(ctx.err(&key, "solids are meshed by the box generator (boxes and bars) or a TetGen file"))
+            return Err(ctx.err(
+                &key,
+                "solids are meshed by the box generator (boxes and bars), the ball generator or a TetGen file",
+            ))
         }
     };
     m.positions = transform_points(ctx, place, b, std::mem::take(&mut m.positions))?;

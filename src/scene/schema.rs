@@ -322,6 +322,13 @@ pub enum Generator {
         #[serde(default = "report_apex")]
         apex_deg: f64,
     },
+    /// A solid ball of tetrahedra (solids only).
+    Ball {
+        /// m.
+        radius: f64,
+        /// Cells along a diameter.
+        resolution: u32,
+    },
     /// A straight chain of vertices (chains only).
     Line {
         /// m.
