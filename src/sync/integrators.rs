@@ -68,7 +68,8 @@ pub trait Integrator: std::fmt::Debug + Send {
     fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError>;
 }
 
-/// Minimises Φ for (x̃, w, s, a) about `anchor` = x_n, starting from `guess` (or x̃), with held
+/// Minimises Φ for (x̃, w, s, a) about `anchor` = x_n, starting from `guess` (or, with contact,
+/// from x_n; without, from x̃ or as near it as every element's domain allows), with held
 /// vertices at their prescribed positions; touches neither the state nor damping references.
 #[allow(clippy::too_many_arguments)]
 fn minimize_stage(
@@ -80,8 +81,10 @@ fn minimize_stage(
     a: Real,
     guess: Option<&[Vec3]>,
 ) -> Result<(Vec<Vec3>, super::newton::NewtonReport), NewtonError> {
-    // with contact, Newton must start intersection-free: from x_n (or a feasible guess)
-    let start = guess.unwrap_or(if step.contact.is_some() { anchor } else { target });
+    // Newton must start where Φ is finite and, with contact, intersection-free: from the guess;
+    // with contact from x_n (starting nearer x̃ cost more iterations on the bouncing balls);
+    // without, from x̃, or from x_n moved toward it as far as every element's domain allows
+    let start = guess.unwrap_or(anchor);
     let mut x: Vec<Vec3> =
         (0..anchor.len()).map(|i| if step.free[i].is_some() { start[i] } else { step.prescribed[i] }).collect();
     let phi = IncrementalPotential {
@@ -95,6 +98,9 @@ fn minimize_stage(
         blend: a,
         contact: step.contact,
     };
+    if guess.is_none() && step.contact.is_none() {
+        phi.move_to_feasible_start(&mut x);
+    }
     let report = phi.minimize(&mut x, step.h, &step.newton)?;
     Ok((x, report))
 }

@@ -286,6 +286,24 @@ impl IncrementalPotential<'_> {
         }
     }
 
+    /// A Newton start: x_n + t·(x̃ − x_n) for the largest t ≤ 1 that [`Self::feasible_step`]
+    /// allows from x_n, so the start is as close to the inertial target as it can be while every
+    /// element stays in its domain and, with contact, every pair apart (a neo-Hookean element
+    /// that x̃ would invert has infinite Φ there, and Newton could not start). `x` holds x_n (held
+    /// vertices at their prescribed positions) and receives the start.
+    pub fn move_to_feasible_start(&self, x: &mut [Vec3]) {
+        let dofs = 3 * self.free.iter().flatten().count();
+        let mut d = DVector::zeros(dofs);
+        for (i, f) in self.free.iter().enumerate() {
+            if let Some(k) = f {
+                let dx = self.target[i] - x[i];
+                d.fixed_rows_mut::<3>(3 * k).copy_from(&dx);
+            }
+        }
+        let t = self.feasible_step(x, &d);
+        apply(x, self.free, &d, t);
+    }
+
     /// The Newton system at `x`: the PSD-projected Hessian H and the gradient g of Φ over the free
     /// degrees of freedom (3 per free vertex, in free-vertex order), with the contact barriers
     /// active at `x`. The Newton step solves H d = −g ([`solve_newton_system`]).
