@@ -1,5 +1,6 @@
 //! Cost per step of the synchronous integrators on the same scene and h (issue 5: A-search should
-//! cost at most 1.1× implicit Euler per step), and the linear solve alone with each
+//! cost at most 1.1× implicit Euler per step) on a tumbling cube and through a ball's impact, and
+//! the linear solve alone with each
 //! [`LinearSolver`] on Newton systems of two cubes. Figures: docs/performance.md.
 //!
 //! Run: `cargo bench --bench sync` (one group: `cargo bench --bench sync -- sync_linear_solve`)
@@ -65,6 +66,65 @@ fn per_step(c: &mut Criterion) {
     group.finish();
 }
 
+/// Steps per measured iteration of the ball: 0.1 s at h = 1/120, the impact and the rebound.
+const BALL_STEPS: u64 = 12;
+
+/// A 10 cm neo-Hookean ball (E = 10⁵ Pa, 6³ cells mapped onto the ball: 343 nodes, 1296
+/// tetrahedra) 5 mm above a plane, falling at 4.43 m/s (as if dropped from 1 m), under IPC.
+fn ball(integrator: IntegratorKind) -> Simulation {
+    let text = r#"
+[simulation]
+duration = 1.0e9
+frame_rate = 1.0e-6
+gravity = [0.0, 0.0, -9.8]
+[contact]
+thickness = 0.001
+[[body]]
+name = "ball"
+kind = "solid"
+mesh = { generator = "ball", radius = 0.05, resolution = 6 }
+transform = { translate = [0.0, 0.0, 0.055] }
+material = "neo-hookean"
+youngs_modulus = 1e5
+poisson_ratio = 0.3
+density = 1000.0
+velocity = [0.0, 0.0, -4.43]
+[[body]]
+name = "ground"
+kind = "obstacle"
+mesh = { generator = "plane", size = [1.0, 1.0] }
+"#;
+    let s = scene::parse(text, "bench", Path::new("."), "ball".into()).expect("bench scene");
+    let sync = SyncParameters { integrator, timestep: 1.0 / 120.0, ..s.sync };
+    Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
+}
+
+/// Cost per step through an impact: the scene where A-search's motion is not livelier than
+/// implicit Euler's (both bounce), beside the tumbling cube where it is.
+fn ball_impact(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sync_ball_impact_step");
+    group.throughput(Throughput::Elements(BALL_STEPS));
+    group.sample_size(10);
+    let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
+    for (name, integrator) in
+        [("implicit-euler", IntegratorKind::ImplicitEuler), ("a-search", search), ("bdf2", IntegratorKind::Bdf2)]
+    {
+        group.bench_with_input(BenchmarkId::from_parameter(name), &integrator, |b, &integrator| {
+            b.iter_batched(
+                || ball(integrator),
+                |mut sim| {
+                    for _ in 0..BALL_STEPS {
+                        sim.step_event(&mut ()).expect("step");
+                    }
+                    sim
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 /// The Newton system of an implicit-Euler step of the cube with `cells`³ cells after 5 steps of
 /// tumbling (so the corotated elements are rotated and the projection has work): (H, −g).
 fn newton_system(cells: usize) -> (nalgebra_sparse::CscMatrix<f64>, nalgebra::DVector<f64>) {
@@ -92,5 +152,5 @@ fn linear_solve(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_step, linear_solve);
+criterion_group!(benches, per_step, ball_impact, linear_solve);
 criterion_main!(benches);
