@@ -42,9 +42,11 @@ angular_velocity = [3.0, 15.0, -5.0]
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
 }
 
-fn per_step(c: &mut Criterion) {
-    let mut group = c.benchmark_group("sync_cube_step");
-    group.throughput(Throughput::Elements(STEPS));
+/// Times `steps` steps of implicit Euler, A-search and BDF2 on the simulation `make` builds, each
+/// from a fresh start built outside the timing.
+fn per_step_of(c: &mut Criterion, group: &str, steps: u64, make: fn(IntegratorKind) -> Simulation) {
+    let mut group = c.benchmark_group(group);
+    group.throughput(Throughput::Elements(steps));
     group.sample_size(10);
     let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
     for (name, integrator) in
@@ -52,9 +54,9 @@ fn per_step(c: &mut Criterion) {
     {
         group.bench_with_input(BenchmarkId::from_parameter(name), &integrator, |b, &integrator| {
             b.iter_batched(
-                || cube(integrator),
+                || make(integrator),
                 |mut sim| {
-                    for _ in 0..STEPS {
+                    for _ in 0..steps {
                         sim.step_event(&mut ()).expect("step");
                     }
                     sim
@@ -64,6 +66,10 @@ fn per_step(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+fn per_step(c: &mut Criterion) {
+    per_step_of(c, "sync_cube_step", STEPS, cube);
 }
 
 /// Steps per measured iteration of the ball: 0.1 s at h = 1/120, the impact and the rebound.
@@ -99,30 +105,10 @@ mesh = { generator = "plane", size = [1.0, 1.0] }
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
 }
 
-/// Cost per step through an impact: the scene where A-search's motion is not livelier than
-/// implicit Euler's (both bounce), beside the tumbling cube where it is.
+/// Cost per step through an impact: A-search and implicit Euler both have to resolve the same
+/// collision, beside the tumbling cube where only A-search keeps the motion.
 fn ball_impact(c: &mut Criterion) {
-    let mut group = c.benchmark_group("sync_ball_impact_step");
-    group.throughput(Throughput::Elements(BALL_STEPS));
-    group.sample_size(10);
-    let search = IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
-    for (name, integrator) in
-        [("implicit-euler", IntegratorKind::ImplicitEuler), ("a-search", search), ("bdf2", IntegratorKind::Bdf2)]
-    {
-        group.bench_with_input(BenchmarkId::from_parameter(name), &integrator, |b, &integrator| {
-            b.iter_batched(
-                || ball(integrator),
-                |mut sim| {
-                    for _ in 0..BALL_STEPS {
-                        sim.step_event(&mut ()).expect("step");
-                    }
-                    sim
-                },
-                BatchSize::LargeInput,
-            )
-        });
-    }
-    group.finish();
+    per_step_of(c, "sync_ball_impact_step", BALL_STEPS, ball);
 }
 
 /// The Newton system of an implicit-Euler step of the cube with `cells`³ cells after 5 steps of

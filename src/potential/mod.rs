@@ -201,11 +201,15 @@ pub(crate) fn first_root_in_unit_interval(c: [Real; 4]) -> Real {
     // p′ = c₁ + 2c₂ τ + 3c₃ τ²
     let (a, b, q) = (3.0 * c[3], 2.0 * c[2], c[1]);
     let mut breaks: SmallVec<[Real; 4]> = SmallVec::new();
-    if a != 0.0 {
+    // a cubic coefficient at round-off size (a rigid rotation's det B) is a quadratic's
+    if a.abs() > 1e-12 * (b.abs() + q.abs()) {
         let disc = b * b - 4.0 * a * q;
         if disc >= 0.0 {
-            let r = disc.sqrt();
-            breaks.extend([(-b - r) / (2.0 * a), (-b + r) / (2.0 * a)]);
+            // the cancellation-free pair of roots: s/a and q/s
+            let s = -0.5 * (b + b.signum() * disc.sqrt());
+            if s != 0.0 {
+                breaks.extend([s / a, q / s]);
+            }
         }
     } else if b != 0.0 {
         breaks.push(-q / b);
@@ -231,4 +235,24 @@ pub(crate) fn first_root_in_unit_interval(c: [Real; 4]) -> Real {
         lo = hi;
     }
     1.0
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::first_root_in_unit_interval;
+
+    #[test]
+    fn finds_the_first_root_even_when_the_cubic_term_is_round_off() {
+        // p = 0.9 − 1.9τ + τ² (+ 1e-20 τ³): roots 0.9 and 1, negative between, p(1) ≥ 0
+        let t = first_root_in_unit_interval([0.9, -1.9, 1.0, 1e-20]);
+        assert!((t - 0.9).abs() < 1e-12, "{t}");
+        // the exact quadratic and a genuine cubic: p = 0.5 − 3τ + 3τ² + τ³ has its first root at
+        // τ ≈ 0.2137
+        assert!((first_root_in_unit_interval([0.9, -1.9, 1.0, 0.0]) - 0.9).abs() < 1e-12);
+        let t = first_root_in_unit_interval([0.5, -3.0, 3.0, 1.0]);
+        assert!((0.5 - 3.0 * t + 3.0 * t * t + t * t * t).abs() < 1e-12 && t < 0.3, "{t}");
+        // positive throughout: no cut
+        assert_eq!(first_root_in_unit_interval([1.0, 0.5, 0.1, 0.0]), 1.0);
+        assert_eq!(first_root_in_unit_interval([1.0, -1.0, 0.3, 0.0]), 1.0);
+    }
 }

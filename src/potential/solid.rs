@@ -242,7 +242,9 @@ impl Potential for Tetrahedron {
             p[(row % 3, row / 3)].eps.unwrap_generic(Const::<9>, Const::<1>)[col]
         });
         if p.iter().any(|v| !v.re().is_finite()) || dp.iter().any(|v| !v.is_finite()) {
-            return Some(DMatrix::from_element(12, 12, Real::NAN));
+            // an inverted neo-Hookean element: infinite energy and no curvature to speak of (Newton
+            // never evaluates here: every iterate has finite Φ)
+            return Some(DMatrix::zeros(12, 12));
         }
         // G[(c + 3j, 3m + c)] = dₘ[j]: ∂F_cj / ∂x_mc
         let d = self.shape_gradients();

@@ -55,8 +55,8 @@ enum Pair {
 }
 
 impl IpcContact {
-    /// The contact primitives of every triangulated body of `model` (particles are not IPC
-    /// primitives).
+    /// The contact primitives of every triangulated body and chain of `model` (particles are not
+    /// IPC primitives).
     pub fn new(model: &Model, parameters: IpcParameters) -> Self {
         let (mut points, mut edges, mut triangles) = (Vec::new(), Vec::new(), Vec::new());
         for p in primitives(model) {
