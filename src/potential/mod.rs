@@ -74,6 +74,15 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// when it is identically zero (a linear potential such as gravity).
     fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>>;
 
+    /// A positive-semidefinite stand-in for [`Potential::hessian`] that the potential can form
+    /// more cheaply than the synchronous backend's projection of the whole stencil Hessian (an
+    /// element projecting its stress derivative in its own smaller space), equal to the Hessian
+    /// wherever that part is already semidefinite; `None` (the default) to let the backend
+    /// project the exact Hessian's free block.
+    fn psd_hessian(&self, _x: &[Vec3]) -> Option<DMatrix<Real>> {
+        None
+    }
+
     /// Largest clock period for which explicit kicks of this potential alone are stable at
     /// positions `x` with vertex masses `masses` (`Real::INFINITY` for a held vertex), or `None`
     /// when the potential imposes no limit.

@@ -233,18 +233,38 @@ impl Potential for Tetrahedron {
     /// from one evaluation of the stress in first-order duals over F's nine entries (an order of
     /// magnitude cheaper than second-order duals of the energy over the twelve coordinates).
     fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
+        let (dp, g) = self.stiffness(x);
+        Some(self.chain(&dp, &g))
+    }
+
+    /// V₀ Gᵀ [∂P/∂F]₊ G, with ∂P/∂F's negative eigenvalues set to zero: positive semidefinite by
+    /// construction and equal to the Hessian wherever the stress derivative is (Teran et al. 2005's
+    /// projection in F-space, a 9 × 9 eigenproblem instead of the 12 × 12 of the stencil).
+    fn psd_hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
+        let (dp, g) = self.stiffness(x);
+        let symmetric = (dp + dp.transpose()) * 0.5;
+        let eigen = symmetric.symmetric_eigen();
+        if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
+            return Some(self.chain(&symmetric, &g));
+        }
+        let clamped = SMatrix::<Real, 9, 9>::from_diagonal(&eigen.eigenvalues.map(|l| l.max(0.0)));
+        Some(self.chain(&(eigen.eigenvectors * clamped * eigen.eigenvectors.transpose()), &g))
+    }
+}
+
+impl Tetrahedron {
+    /// ∂P/∂F (dp[(a + 3b, c + 3d)] = ∂P_ab/∂F_cd, zero for an inverted neo-Hookean element, whose
+    /// energy is infinite: Newton never evaluates there) and G = ∂F/∂x at positions `x`.
+    fn stiffness(&self, x: &[Vec3]) -> (SMatrix<Real, 9, 9>, SMatrix<Real, 9, 12>) {
         let f = self.deformation_gradient(x);
         let seeded: Matrix3<DualSVec64<9>> =
             Matrix3::from_fn(|i, j| DualSVec64::<9>::from_re(f[(i, j)]).derivative(i + 3 * j));
         let p = self.stress(&seeded);
-        // dp[(a + 3b, c + 3d)] = ∂P_ab / ∂F_cd
-        let dp = SMatrix::<Real, 9, 9>::from_fn(|row, col| {
+        let mut dp = SMatrix::<Real, 9, 9>::from_fn(|row, col| {
             p[(row % 3, row / 3)].eps.unwrap_generic(Const::<9>, Const::<1>)[col]
         });
         if p.iter().any(|v| !v.re().is_finite()) || dp.iter().any(|v| !v.is_finite()) {
-            // an inverted neo-Hookean element: infinite energy and no curvature to speak of (Newton
-            // never evaluates here: every iterate has finite Φ)
-            return Some(DMatrix::zeros(12, 12));
+            dp = SMatrix::zeros();
         }
         // G[(c + 3j, 3m + c)] = dₘ[j]: ∂F_cj / ∂x_mc
         let d = self.shape_gradients();
@@ -256,8 +276,13 @@ impl Potential for Tetrahedron {
                 }
             }
         }
-        let h = g.transpose() * dp * g * self.rest_volume;
-        Some(DMatrix::from_column_slice(12, 12, h.as_slice()))
+        (dp, g)
+    }
+
+    /// V₀ Gᵀ A G as a dense 12 × 12 matrix.
+    fn chain(&self, a: &SMatrix<Real, 9, 9>, g: &SMatrix<Real, 9, 12>) -> DMatrix<Real> {
+        let h = g.transpose() * a * g * self.rest_volume;
+        DMatrix::from_column_slice(12, 12, h.as_slice())
     }
 }
 
@@ -321,6 +346,25 @@ mod tests {
                 let err = (&ours - &energy).amax() / energy.amax();
                 assert!(err < 1e-10, "{material:?}: relative difference {err}");
             }
+        }
+    }
+
+    #[test]
+    fn psd_hessian_is_semidefinite_and_exact_where_the_stress_derivative_is() {
+        let lame = Lame::from_young_poisson(1e5, 0.3);
+        // crushed to a fifth along z and sheared: the exact Hessian is indefinite
+        let crushed = [Vec3::zeros(), Vec3::x(), Vec3::y(), Vec3::new(0.6, 0.3, 0.2)];
+        // mildly stretched: the stress derivative is positive definite
+        let stretched = [Vec3::zeros(), Vec3::x() * 1.05, Vec3::y() * 1.02, Vec3::z() * 0.99];
+        for material in [SolidMaterial::NeoHookean, SolidMaterial::Corotated] {
+            let t = Tetrahedron::new(ids(), rest(), material, lame).unwrap();
+            let exact = t.hessian(&crushed).unwrap();
+            let psd = t.psd_hessian(&crushed).unwrap();
+            let lowest = |h: &DMatrix<Real>| h.clone().symmetric_eigenvalues().min();
+            assert!(lowest(&exact) < -1e-6 * exact.amax(), "{material:?}: the crushed Hessian is indefinite");
+            assert!(lowest(&psd) > -1e-9 * psd.amax(), "{material:?}: lowest eigenvalue {}", lowest(&psd));
+            let (exact, psd) = (t.hessian(&stretched).unwrap(), t.psd_hessian(&stretched).unwrap());
+            assert!((&exact - &psd).amax() < 1e-9 * exact.amax(), "{material:?}: changed a PSD Hessian");
         }
     }
 

@@ -229,17 +229,26 @@ impl IncrementalPotential<'_> {
         let mut local = Vec::new();
         for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
-            let Some(h) = p.hessian(&local) else { continue };
+            // the potential's own semidefinite form, or the exact Hessian to project
+            let (h, semidefinite) = match p.psd_hessian(&local) {
+                Some(h) => (h, true),
+                None => match p.hessian(&local) {
+                    Some(h) => (h, false),
+                    None => continue,
+                },
+            };
             // project the block of the stencil's free vertices only: held vertices' rows are
             // dropped anyway, and an obstacle's coordinates would otherwise mix round-off into it
+            // (a block of a semidefinite matrix is semidefinite: no projection)
             let free: SmallVec<[(usize, usize); 4]> =
                 p.stencil().iter().enumerate().filter_map(|(a, v)| self.free[v.index()].map(|k| (a, k))).collect();
             if free.is_empty() {
                 continue;
             }
-            let h = project_psd(DMatrix::from_fn(3 * free.len(), 3 * free.len(), |r, c| {
+            let block = DMatrix::from_fn(3 * free.len(), 3 * free.len(), |r, c| {
                 h[(3 * free[r / 3].0 + r % 3, 3 * free[c / 3].0 + c % 3)]
-            }));
+            });
+            let h = if semidefinite { block } else { project_psd(block) };
             for (a, &(_, ka)) in free.iter().enumerate() {
                 for (b, &(_, kb)) in free.iter().enumerate() {
                     for i in 0..3 {
