@@ -295,9 +295,10 @@ impl IncrementalPotential<'_> {
         }
     }
 
-    /// A Newton start: x_n + t·(x̃ − x_n) for the largest t ≤ 1 that [`Self::feasible_step`]
-    /// allows from x_n, so the start is as close to the inertial target as it can be while every
-    /// element stays in its domain and, with contact, every pair apart (a neo-Hookean element
+    /// A Newton start: x_n + t·(x̃ − x_n) for the largest t ≤ 1 that every potential's
+    /// [`Potential::feasible_step`] (and, with contact, CCD) allows from x_n, so the start is as
+    /// close to the inertial target as it can be while every element stays in its domain and,
+    /// with contact, every pair apart (a neo-Hookean element
     /// that x̃ would invert has infinite Φ there, and Newton could not start). `x` holds x_n (held
     /// vertices at their prescribed positions) and receives the start.
     pub fn move_to_feasible_start(&self, x: &mut [Vec3]) {
