@@ -213,13 +213,10 @@ struct Pair {
     /// The broad-phase primitives (i < j) it was made for; `None` for a length constraint, which
     /// lives for the whole run.
     primitives: Option<(u32, u32)>,
-    vertices: SmallVec<[VertexId; 4]>,
     /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
     inverse_mass: Real,
     /// Clocks of layers 1..=n (index l − 1).
     layers: Vec<LayerClock>,
-    /// The pair's layers: the contact schedule, or for an inextensible edge η₁ = slack·rest/2.
-    schedule: LayerSchedule,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
     certificate: Option<Guard>,
     /// Stamp of the last event that re-certified this pair (one re-certification per event).
@@ -239,6 +236,20 @@ struct LayerClock {
     origin: Real,
     /// Restarted variant: the layer has not pushed yet, so each tick re-predicts contact.
     awaiting_contact: bool,
+}
+
+impl Pair {
+    /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
+    /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
+    /// overlapping pair of fat boxes, so its size is the contact bookkeeping's).
+    fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
+        match self.kind {
+            PairKind::EdgeLength { rest, slack, .. } => {
+                LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness }
+            }
+            _ => contact,
+        }
+    }
 }
 
 impl LayerClock {
@@ -393,7 +404,7 @@ impl ContactManager {
             scratch: Vec::new(),
         };
         for (i, j, kind) in manager.broad.initial_pairs() {
-            manager.insert_pair(kind, Some((i, j)), settings.layers, model);
+            manager.insert_pair(kind, Some((i, j)), model);
         }
         // inextensible edges (ACM §7): two constraint pairs per edge, at its initial length
         for body in model.bodies.values() {
@@ -408,9 +419,8 @@ impl ContactManager {
                     continue;
                 }
                 let rest = (v.position(b) - v.position(a)).norm();
-                let schedule = LayerSchedule { thickness: 0.5 * slack * rest, stiffness: settings.layers.stiffness };
                 for stretch in [true, false] {
-                    manager.insert_pair(PairKind::EdgeLength { a, b, rest, slack, stretch }, None, schedule, model);
+                    manager.insert_pair(PairKind::EdgeLength { a, b, rest, slack, stretch }, None, model);
                 }
             }
         }
@@ -418,21 +428,13 @@ impl ContactManager {
     }
 
     /// Adds a pair (no layers, no certificate yet) to the pair list and its vertices' supports.
-    fn insert_pair(
-        &mut self,
-        kind: PairKind,
-        primitives: Option<(u32, u32)>,
-        schedule: LayerSchedule,
-        model: &Model,
-    ) -> PairId {
+    fn insert_pair(&mut self, kind: PairKind, primitives: Option<(u32, u32)>, model: &Model) -> PairId {
         let vertices = kind.vertices();
         let inverse_mass = vertices.iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum();
         let k = self.pairs.insert(Pair {
             kind,
             primitives,
-            vertices: vertices.clone(),
             inverse_mass,
-            schedule,
             layers: Vec::new(),
             certificate: None,
             stamp: 0,
@@ -452,7 +454,7 @@ impl ContactManager {
     fn remove_pair(&mut self, k: PairId, out: &mut Vec<Schedule>) {
         let pair = self.pairs.remove(k).expect("a live pair");
         debug_assert!(pair.layers.is_empty(), "a pair with active layers is never removed");
-        for u in &pair.vertices {
+        for u in &pair.kind.vertices() {
             let list = &mut self.support[u.index()];
             if let Some(at) = list.iter().position(|&p| p == k) {
                 list.swap_remove(at);
@@ -546,14 +548,14 @@ impl ContactManager {
     }
 
     /// The stencil of `pair`: low side first.
-    pub fn stencil(&self, pair: PairId) -> &SmallVec<[VertexId; 4]> {
-        &self.pairs[pair].vertices
+    pub fn stencil(&self, pair: PairId) -> SmallVec<[VertexId; 4]> {
+        self.pairs[pair].kind.vertices()
     }
 
     /// The period of layer `l` of `pair`, s.
     pub fn layer_period(&self, pair: PairId, l: u32) -> Real {
         let p = &self.pairs[pair];
-        p.schedule.period(l, p.inverse_mass, self.settings.safety)
+        p.schedule(self.settings.layers).period(l, p.inverse_mass, self.settings.safety)
     }
 
     /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
@@ -563,9 +565,9 @@ impl ContactManager {
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         let mut total = 0.0;
         for pair in self.pairs.values().filter(|p| !p.layers.is_empty()) {
-            let layers = pair.schedule;
+            let layers = pair.schedule(self.settings.layers);
             x.clear();
-            x.extend(pair.vertices.iter().map(|u| positions[u.index()]));
+            x.extend(pair.kind.vertices().iter().map(|u| positions[u.index()]));
             let gap = pair.kind.measure(&x).gap;
             let mut l = 1;
             while layers.thickness(l) > gap && l < u32::MAX {
@@ -582,14 +584,14 @@ impl ContactManager {
         let mut out = Vec::new();
         let keys: Vec<PairId> = self.pairs.keys().collect();
         for k in keys {
-            let thickness = self.pairs[k].schedule.thickness(1);
+            let thickness = self.pairs[k].schedule(self.settings.layers).thickness(1);
             self.fill_positions(k, model, Time::ZERO);
             let gap = self.pairs[k].kind.measure(&self.scratch).gap;
             // above η(1), certifying builds a slab or (within the profitability margin) switches on
             // layer 1; it fails only if that layer's period is below the clock's resolution
             if gap <= thickness || self.certify(k, Time::ZERO, model, &mut out).is_err() {
                 return Err(StartError {
-                    vertices: self.pairs[k].vertices.iter().map(|u| u.0).collect(),
+                    vertices: self.pairs[k].kind.vertices().iter().map(|u| u.0).collect(),
                     gap,
                     thickness,
                 });
@@ -625,7 +627,7 @@ impl ContactManager {
                 continue;
             }
             if let Some(kind) = self.broad.pair_kind(a, b) {
-                let k = self.insert_pair(kind, Some((a, b)), self.settings.layers, model);
+                let k = self.insert_pair(kind, Some((a, b)), model);
                 self.pairs_created += 1;
                 self.certify(k, t, model, &mut out)?;
             }
@@ -658,7 +660,7 @@ impl ContactManager {
     fn fill_positions(&mut self, k: PairId, model: &Model, t: Time) {
         self.scratch.clear();
         let v = &model.vertices;
-        self.scratch.extend(self.pairs[k].vertices.iter().map(|&u| v.position_at(u, t.seconds())));
+        self.scratch.extend(self.pairs[k].kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
     }
 
     /// A certificate failed at `t`: find a new slab or activate layers (Algorithm 4).
@@ -681,7 +683,7 @@ impl ContactManager {
         let pair = &self.pairs[k];
         let penetration = || {
             ContactError::Penetration(Penetration {
-                vertices: pair.vertices.iter().map(|u| u.0).collect(),
+                vertices: pair.kind.vertices().iter().map(|u| u.0).collect(),
                 gap: proximity.gap,
                 time: t.seconds(),
             })
@@ -710,7 +712,7 @@ impl ContactManager {
         let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
-            let eta = self.pairs[k].schedule.thickness(next);
+            let eta = self.pairs[k].schedule(self.settings.layers).thickness(next);
             if room > s.profitability * eta {
                 self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
                 return Ok(());
@@ -763,9 +765,9 @@ impl ContactManager {
         let s = self.settings;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
-            let thickness = self.pairs[k].schedule.thickness(next);
+            let thickness = self.pairs[k].schedule(self.settings.layers).thickness(next);
             if gap > s.profitability * thickness {
-                let [a, b] = [self.pairs[k].vertices[0], self.pairs[k].vertices[1]];
+                let [a, b] = [self.pairs[k].kind.vertices()[0], self.pairs[k].kind.vertices()[1]];
                 let rate = (self.reference_velocity[b.index()] - self.reference_velocity[a.index()]).norm()
                     + 2.0 * s.tolerance;
                 self.pairs[k].certificate = Some(Guard::Rate { thickness });
@@ -798,7 +800,7 @@ impl ContactManager {
     /// The tubes of pair `k`'s vertices from their positions at `t` (in [`Self::scratch`]), and
     /// the next time a scripted vertex of the pair changes velocity (+∞ if none).
     fn tubes(&self, k: PairId, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
-        self.tubes_for(&self.pairs[k].vertices, &self.scratch, t, model)
+        self.tubes_for(&self.pairs[k].kind.vertices(), &self.scratch, t, model)
     }
 
     /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
@@ -867,9 +869,12 @@ impl ContactManager {
     ) -> Result<(), ContactError> {
         let s = self.settings;
         let pair = &self.pairs[k];
-        let h = pair.schedule.checked_period(l, pair.inverse_mass, s.safety, t).map_err(ContactError::Zeno)?;
+        let h = pair
+            .schedule(self.settings.layers)
+            .checked_period(l, pair.inverse_mass, s.safety, t)
+            .map_err(ContactError::Zeno)?;
         let clock = if s.variant == ContactVariant::RestartedClocks {
-            let level = pair.schedule.thickness(l);
+            let level = pair.schedule(self.settings.layers).thickness(l);
             let first = self.predict_contact(k, t, model, level).unwrap_or(t.seconds() + h);
             LayerClock::restarted(h, first)
         } else {
@@ -895,10 +900,11 @@ impl ContactManager {
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         for iteration in 0..16 {
             x.clear();
-            x.extend(pair.vertices.iter().map(|&u| v.position_at(u, at)));
+            x.extend(pair.kind.vertices().iter().map(|&u| v.position_at(u, at)));
             let proximity = pair.kind.measure(&x);
             let rate: Real = pair
-                .vertices
+                .kind
+                .vertices()
                 .iter()
                 .zip(&proximity.gradient)
                 .map(|(&u, g)| {
@@ -925,7 +931,7 @@ impl ContactManager {
     /// [`ContactVariant::ReflectiveImpulse`]: pair `k` is near η(1); ask for its impact check at
     /// the predicted instant, or poll again after h(1) while it does not approach.
     fn watch_impact(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
-        let level = self.pairs[k].schedule.thickness(1);
+        let level = self.pairs[k].schedule(self.settings.layers).thickness(1);
         self.pairs[k].certificate = Some(Guard::Impact);
         match self.predict_contact(k, t, model, level) {
             Some(at) => out.push(Schedule::Impact(k, Time::new(at.max(t.seconds())).expect("finite"))),
@@ -938,7 +944,7 @@ impl ContactManager {
 
     /// Drifts pair `k`'s stencil to `t` and measures it there (recording the smallest gap seen).
     fn drift_and_measure(&mut self, k: PairId, t: Time, model: &mut Model) -> Proximity {
-        for &u in &self.pairs[k].vertices {
+        for &u in &self.pairs[k].kind.vertices() {
             model.vertices.drift_to(u, t.seconds());
         }
         self.fill_positions(k, model, t);
@@ -961,15 +967,21 @@ impl ContactManager {
         let proximity = self.drift_and_measure(k, t, model);
         let pair = &self.pairs[k];
         let v = &mut model.vertices;
-        let rate: Real = pair.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
-        let reached = proximity.gap <= pair.schedule.thickness(1) * (1.0 + 1e-9);
-        let weight: Real =
-            pair.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.norm_squared() / v.effective_mass(u)).sum();
+        let rate: Real =
+            pair.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let reached = proximity.gap <= pair.schedule(self.settings.layers).thickness(1) * (1.0 + 1e-9);
+        let weight: Real = pair
+            .kind
+            .vertices()
+            .iter()
+            .zip(&proximity.gradient)
+            .map(|(&u, g)| g.norm_squared() / v.effective_mass(u))
+            .sum();
         let kicked = reached && rate < 0.0 && weight > 0.0;
         if kicked {
             // Δv_u = λ ∇_u d / m_u with λ = −2 ḋ / Σ |∇_u d|²/m_u, so ḋ ← −ḋ
             let lambda = -2.0 * rate / weight;
-            for (&u, g) in pair.vertices.iter().zip(&proximity.gradient) {
+            for (&u, g) in pair.kind.vertices().iter().zip(&proximity.gradient) {
                 v.kick(u, -g * lambda);
             }
         }
@@ -1005,25 +1017,29 @@ impl ContactManager {
         let mut next_tick = clock.next_time();
 
         let v = &mut model.vertices;
-        let gap_rate: Real = p.vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
-        let g = proximity.gap - p.schedule.thickness(l);
+        let gap_rate: Real =
+            p.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let g = proximity.gap - p.schedule(self.settings.layers).thickness(l);
         let kicked = g < 0.0;
         if kicked {
             // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
             let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
-            let normal_impulse = h * c * p.schedule.stiffness(l) * g; // ≤ 0: pushes apart
-            for (&u, gu) in p.vertices.iter().zip(&proximity.gradient) {
+            let normal_impulse = h * c * p.schedule(self.settings.layers).stiffness(l) * g; // ≤ 0: pushes apart
+            for (&u, gu) in p.kind.vertices().iter().zip(&proximity.gradient) {
                 v.kick(u, gu * normal_impulse);
             }
             if s.friction > 0.0 && !matches!(p.kind, PairKind::EdgeLength { .. }) {
                 let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
-                apply_friction(&p.vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
+                apply_friction(&p.kind.vertices(), &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
             }
         }
         // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
         // a profitable slab of this layer's thickness
         let deepest = l as usize == p.layers.len();
-        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * p.schedule.thickness(l);
+        let retire = deepest
+            && !kicked
+            && gap_rate > 0.0
+            && proximity.gap > s.profitability * p.schedule(self.settings.layers).thickness(l);
         if retire {
             p.layers.pop();
             p.certificate = None;
@@ -1039,7 +1055,9 @@ impl ContactManager {
                 // until the layer first pushes
                 if kicked {
                     p.layers[l as usize - 1].awaiting_contact = false;
-                } else if let Some(at) = self.predict_contact(k, t, model, self.pairs[k].schedule.thickness(l)) {
+                } else if let Some(at) =
+                    self.predict_contact(k, t, model, self.pairs[k].schedule(self.settings.layers).thickness(l))
+                {
                     if at < next_tick.seconds() {
                         // at the contact level now: this tick is the restarted clock's first
                         let first = if at <= t.seconds() { t.seconds() + h } else { at };
@@ -1128,7 +1146,8 @@ impl ContactManager {
                 Some(Guard::Rate { thickness, .. }) => {
                     // a constraint pair: its gap, from the vertices, must still exceed the next
                     // layer's thickness
-                    let x: SmallVec<[Vec3; 4]> = pair.vertices.iter().map(|&u| v.position_at(u, t.seconds())).collect();
+                    let x: SmallVec<[Vec3; 4]> =
+                        pair.kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())).collect();
                     let gap = pair.kind.measure(&x).gap;
                     if gap < thickness * (1.0 - 1e-12) {
                         return Err(AuditFailure {
@@ -1148,7 +1167,7 @@ impl ContactManager {
             };
             let lows = pair.kind.low_count();
             // spheres: the slab's thickness already holds the radii, so the centres are checked
-            for (i, &u) in pair.vertices.iter().enumerate() {
+            for (i, &u) in pair.kind.vertices().iter().enumerate() {
                 let x = slab.normal.dot(&v.position_at(u, t.seconds()));
                 let scale = 1e-12 * (1.0 + x.abs());
                 let ok = if i < lows {
@@ -1338,6 +1357,6 @@ mod tests {
         assert!((gaps[0] - 0.1).abs() < 1e-12 && (gaps[1] - 0.3).abs() < 1e-12, "{gaps:?}");
         // each pair's layers start at half the slack: η₁ = s·ℓ/2
         let pair = manager.pairs.values().find(|p| matches!(p.kind, PairKind::EdgeLength { .. })).unwrap();
-        assert!((pair.schedule.thickness(1) - 0.1).abs() < 1e-12);
+        assert!((pair.schedule(LayerSchedule::default()).thickness(1) - 0.1).abs() < 1e-12);
     }
 }

@@ -439,7 +439,7 @@ impl AviEngine {
         match kicked {
             Kicked::Force(id) => contact.after_kick(forces[id].potential.stencil(), t, model, contact_requests),
             Kicked::Pair(pair) => {
-                let stencil = contact.stencil(pair).clone();
+                let stencil = contact.stencil(pair);
                 contact.after_kick(&stencil, t, model, contact_requests)
             }
         }
