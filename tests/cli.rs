@@ -632,3 +632,73 @@ transform = { translate = [0.0, 0.0, -0.025] }
     assert!(lowest_centre > 0.0, "a vertex over the block went through its top: {lowest_centre}");
     assert!(lowest_corner < -0.01, "the corner should fall past the top: {lowest_corner}");
 }
+
+/// A neo-Hookean chain (the `bar-collision` bar, shortened) with no contact.
+const BAR: &str = r#"
+[simulation]
+duration = 0.05
+frame_rate = 100.0
+gravity = [0.0, 0.0, 0.0]
+[[body]]
+name = "bar"
+kind = "chain"
+mesh = { generator = "line", start = [0.0, 0.0, 0.0], end = [0.0, 0.0, 1.0], segments = 10 }
+mass = 0.1
+material = "neo-hookean"
+axial_stiffness = 10.0
+velocity = [0.0, 0.0, -1.0]
+"#;
+
+#[test]
+fn chain_materials_and_their_keys_are_checked() {
+    let (dir, path) = scene_dir(BAR, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "a neo-Hookean chain runs: {}", String::from_utf8_lossy(&o.stderr));
+    refuses(&BAR.replace("\"neo-hookean\"", "\"rubber\""), &[], "material");
+    refuses(&BAR.replace("axial_stiffness = 10.0", "axial_stiffness = -1.0"), &[], "axial_stiffness");
+    refuses(&BAR.replace("axial_stiffness = 10.0\n", ""), &[], "axial_stiffness");
+    refuses(&BAR.replace("axial_stiffness = 10.0", "spring_stiffness = [1.0]"), &[], "spring_stiffness");
+    refuses(&BAR.replace("material = \"neo-hookean\"\n", "spring_stiffness = [1.0]\n"), &[], "axial_stiffness");
+}
+
+#[test]
+fn the_ball_generator_is_for_solids_and_checks_its_keys() {
+    let ball = |mesh: &str| {
+        format!(
+            "[simulation]\nduration = 0.05\nframe_rate = 100.0\n[[body]]\nname = \"ball\"\nkind = \"solid\"\nmesh = {mesh}\ndensity = 1000.0\nyoungs_modulus = 1e5\n"
+        )
+    };
+    let (dir, path) = scene_dir(&ball("{ generator = \"ball\", radius = 0.05, resolution = 3 }"), &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "a ball runs: {}", String::from_utf8_lossy(&o.stderr));
+    refuses(&ball("{ generator = \"ball\", radius = -0.05, resolution = 3 }"), &[], "radius");
+    refuses(&ball("{ generator = \"ball\", radius = 0.05, resolution = 0 }"), &[], "resolution");
+    refuses(
+        &GOOD.replace(
+            r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
+            r#"mesh = { generator = "ball", radius = 0.1, resolution = 3 }"#,
+        ),
+        &[],
+        "ball generator is for solids",
+    );
+}
+
+#[test]
+fn law6_sync_contact_runs_are_byte_identical() {
+    // Newton with the Jacobi-PCG, IPC and A-search: the same bits on every run
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let out = dir.path().join(name);
+            let o =
+                avicontact(&["run", "bar-collision", "--duration", "0.3", "--out", out.to_str().unwrap(), "--quiet"]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            read_all(&out)
+        })
+        .collect();
+    assert!(runs[0].len() >= 10, "frames were written");
+    assert_eq!(runs[0], runs[1]);
+}
