@@ -1,19 +1,31 @@
-//! Cost of contact on the AVI backend (issues 3 and 4): time per simulated second for the sheet
-//! draped on a sphere and the 900-sphere box, with all pairs and with the kinetic hash grid, and
-//! the split of wall time between force events, penalty (layer) events, certificate events, grid
-//! events and the re-certification after kicks (printed once per scene and broad phase from a
-//! profiled window). Figures: docs/performance.md.
+//! Cost of contact on the AVI backend (issues 3 and 4).
 //!
-//! Run: `cargo bench --bench contact`
+//! `contact_per_simulated_window`: time per simulated second for the sheet draped on a sphere and
+//! the 900-sphere box, with all pairs and with the kinetic hash grid, and the split of wall time
+//! between force events, penalty (layer) events, certificate events, grid events and the
+//! re-certification after kicks (printed once per scene and broad phase from a profiled window).
+//!
+//! `spikes_scaling`: growth with vertex count at fixed contact density. The built-in `spikes`
+//! (4 260 vertices), `spikes-10k` (9 541) and `spikes-50k` (50 617) are one scene scaled in the
+//! horizontal plane; each is timed over one window of simulated time from t = 0, for every broad
+//! phase in [`SCALING_BROAD_PHASES`], and a profiled window prints its vertices, wall time per
+//! simulated second, events and wall time by kind, pairs alive and peak contact bookkeeping bytes
+//! per vertex. The window ends before the cloths reach the spikes: it has force, queue and
+//! bookkeeping costs but no certificate, grid or layer events yet (those start between 0.01 and
+//! 0.02 s). A 50k sample takes about 6 s, plus about 12 s to build the scene outside the timing.
+//!
+//! Figures: docs/performance.md.
+//!
+//! Run: `cargo bench --bench contact` (one group: `cargo bench --bench contact -- spikes_scaling`)
 
 use avicontact::avi::BroadPhaseKind;
 use avicontact::scene;
 use avicontact::Simulation;
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use std::time::{Duration, Instant};
 
-/// A built-in scene with `broad_phase`, advanced to `warm` seconds (the sheet has landed; the
-/// spheres collide), with an effectively endless duration.
+/// A built-in scene with `broad_phase`, advanced to `warm` seconds (in the first group the sheet
+/// has landed and the spheres collide), with an effectively endless duration.
 fn scene_at(name: &str, broad_phase: BroadPhaseKind, warm: f64) -> Simulation {
     let mut s = scene::load(name).expect("built-in scene");
     s.parameters.duration = 1.0e9;
@@ -85,5 +97,86 @@ fn contact(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, contact);
+/// Broad phases the scaling group compares (the kinetic k-DOP tree joins when it is built).
+const SCALING_BROAD_PHASES: &[(&str, BroadPhaseKind)] = &[("hash-grid", BroadPhaseKind::HashGrid { cell_size: None })];
+
+/// The scaled `spikes` scenes, smallest first.
+const SPIKES_SCENES: [&str; 3] = ["spikes", "spikes-10k", "spikes-50k"];
+
+/// Simulated seconds timed from t = 0: about 6 s of wall time for `spikes-50k` (about 9 s profiled).
+const SPIKES_WINDOW: f64 = 0.001;
+
+/// Prints what a profiled `window` of simulated time from now costs: vertices, wall time per
+/// simulated second, events and wall time by kind (what no kind claims is the loop around the
+/// events: popping the queue, and the profiling itself), pairs alive and the peak contact
+/// bookkeeping per vertex.
+fn print_scaling(name: &str, sim: &mut Simulation, window: f64) {
+    let engine = sim.avi_mut().expect("AVI backend");
+    engine.set_profile(true);
+    let before = engine.counters().clone();
+    let t = sim.now().seconds() + window;
+    sim.advance_to(t, &mut ()).expect("profiled window");
+    let after = sim.counters().clone();
+    sim.avi_mut().expect("AVI backend").set_profile(false);
+    let wall = after.wall_seconds - before.wall_seconds;
+    let (events_before, seconds_before) = (before.events_by_kind(), before.seconds_by_kind());
+    let events: Vec<String> = after
+        .events_by_kind()
+        .into_iter()
+        .map(|(kind, n)| format!("{kind} {}", n - events_before.get(kind).copied().unwrap_or(0)))
+        .collect();
+    let mut seconds = after.seconds_by_kind();
+    for (kind, s) in seconds.iter_mut() {
+        *s -= seconds_before.get(kind).copied().unwrap_or(0.0);
+    }
+    seconds.insert("rescheduling", after.rescheduling_seconds - before.rescheduling_seconds);
+    let claimed: f64 = seconds.values().sum();
+    let split: Vec<String> = seconds.iter().map(|(kind, s)| format!("{kind} {:.1} %", 100.0 * s / wall)).collect();
+    let vertices = sim.model().vertices.len();
+    let contact = sim.avi().and_then(|e| e.contact()).expect("a contact scene");
+    eprintln!(
+        "{name}: {vertices} vertices, {:.0} s of wall time per simulated second (profiled); events: {}; \
+         wall time: {}, unclaimed {:.1} %; {} pairs alive, peak contact bookkeeping {:.0} bytes per vertex",
+        wall / window,
+        events.join(", "),
+        split.join(", "),
+        100.0 * (wall - claimed) / wall,
+        contact.pair_count(),
+        contact.peak_bookkeeping_bytes() as f64 / vertices as f64
+    );
+}
+
+fn spikes_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spikes_scaling");
+    // One sample is one window of a freshly built scene (built outside the timing); criterion
+    // warns that ten samples do not fit its target time, which is expected.
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    for &(label, broad_phase) in SCALING_BROAD_PHASES {
+        for scene in SPIKES_SCENES {
+            let name = format!("{scene}_{label}");
+            // advanced to t = 0: the events at t = 0 (the first frame among them) are set-up
+            let fresh = || scene_at(scene, broad_phase, 0.0);
+            print_scaling(&name, &mut fresh(), SPIKES_WINDOW);
+            group.bench_function(format!("{name}_{SPIKES_WINDOW}s"), |b| {
+                b.iter_custom(|iterations| {
+                    let mut timed = Duration::ZERO;
+                    for _ in 0..iterations {
+                        let mut sim = fresh();
+                        let start = Instant::now();
+                        sim.advance_to(SPIKES_WINDOW, &mut ()).expect("window");
+                        timed += start.elapsed();
+                    }
+                    timed
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, contact, spikes_scaling);
 criterion_main!(benches);

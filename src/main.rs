@@ -29,7 +29,7 @@ enum Command {
     Run {
         /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain, sheet-on-block,
         /// pogo, particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile,
-        /// spikes.
+        /// spikes, spikes-10k, spikes-50k, bar-collision.
         scene: String,
         /// Output directory (created if missing).
         #[arg(long)]

@@ -12,6 +12,8 @@ const SCENES: &[(&str, &str)] = &[
     ("sheet-on-sphere", include_str!("../../scenes/sheet-on-sphere.toml")),
     ("curtain-projectile", include_str!("../../scenes/curtain-projectile.toml")),
     ("spikes", include_str!("../../scenes/spikes.toml")),
+    ("spikes-10k", include_str!("../../scenes/spikes-10k.toml")),
+    ("spikes-50k", include_str!("../../scenes/spikes-50k.toml")),
     ("bar-collision", include_str!("../../scenes/bar-collision.toml")),
 ];
 
