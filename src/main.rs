@@ -306,6 +306,9 @@ fn info(scene: &str) -> ExitCode {
     if let Some(contact) = sim.avi().and_then(|e| e.contact()) {
         let c = contact.settings();
         let broad = match contact.cell_size() {
+            None if contact.kdop_certificates() > 0 => {
+                format!("k-DOP hierarchy, {} certificates at the start", contact.kdop_certificates())
+            }
             None => "all pairs".to_string(),
             Some(c) => format!("hash grid, cell {c:.4} m, {} cells occupied", contact.occupied_cells()),
         };

@@ -128,6 +128,26 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
 }
 
 #[test]
+fn the_kdop_hierarchy_gives_the_frames_of_all_pairs() {
+    // law 5 for the k-DOP hierarchy (ACM §5.5) on the same three scenes, audited at every event
+    for (name, text, end) in [
+        ("shells", common::colliding_shells(1, 0.1, 1.1), 1.2),
+        ("folding sheet", common::folding_sheet(0.3), 0.3),
+        ("box", spheres_in_a_box(), 0.4),
+    ] {
+        let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
+        let (sim, kdop) = run(&text, BroadPhaseKind::Kdop, true, end);
+        let contact = sim.avi().unwrap().contact().unwrap();
+        assert!(contact.deepest_layer() >= 1, "{name}: no contact happened");
+        assert!(contact.kdop_certificates() > 0, "{name}: a k-DOP front exists");
+        let worst = largest_difference(&reference, &kdop);
+        let events = sim.counters().events_by_kind().get("kdop").copied().unwrap_or(0);
+        println!("{name}: {events} k-DOP events, largest difference from all pairs {worst:.2e} m");
+        assert!(worst < 1e-9, "{name}: the k-DOP hierarchy moved a vertex by {worst} m");
+    }
+}
+
+#[test]
 fn pairs_are_freed_when_contact_ends() {
     // the shells start apart, collide and fly apart again: the pairs made for the collision are
     // removed when their primitives' fat boxes stop overlapping, and the audit at the end finds no pair that

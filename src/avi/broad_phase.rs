@@ -13,6 +13,7 @@
 //! both not move.
 
 use super::contact_manager::PairKind;
+use super::kdop_hierarchy::{FrontChanges, KdopHierarchy};
 use crate::contact::proximity::{primitives, Primitive as ModelPrimitive};
 use crate::ids::VertexId;
 use crate::kds::hash_grid::{exit_time, CellBox, HashGrid};
@@ -34,6 +35,9 @@ pub enum BroadPhaseKind {
         /// Cell side, m.
         cell_size: Option<Real>,
     },
+    /// The kinetic k-DOP hierarchy (ACM §5.5–5.6): bounding-volume trees of 26-DOPs and a front
+    /// of overlap and non-overlap certificates ([`super::kdop_hierarchy`]).
+    Kdop,
 }
 
 impl Default for BroadPhaseKind {
@@ -44,7 +48,7 @@ impl Default for BroadPhaseKind {
 
 /// The shape of a primitive.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Shape {
+pub(super) enum Shape {
     /// A vertex of a mesh or chain.
     Point,
     /// A particle of this radius.
@@ -55,13 +59,13 @@ enum Shape {
 
 /// A point, segment, triangle or sphere.
 #[derive(Clone, Debug)]
-struct Primitive {
-    shape: Shape,
-    vertices: SmallVec<[VertexId; 3]>,
+pub(super) struct Primitive {
+    pub(super) shape: Shape,
+    pub(super) vertices: SmallVec<[VertexId; 3]>,
     /// Every vertex is fixed (held, not scripted): its cells never change.
     fixed: bool,
-    /// Held or scripted: kicks do not move it.
-    held: bool,
+    /// Every vertex is held or scripted: kicks do not move it.
+    pub(super) held: bool,
 }
 
 /// An axis-aligned box, `(lo, hi)`, m.
@@ -102,12 +106,16 @@ pub(super) struct BroadPhase {
     /// For each vertex, the primitives it belongs to.
     of_vertex: Vec<SmallVec<[u32; 8]>>,
     grid: Option<Grid>,
+    kdop: Option<KdopHierarchy>,
+    /// The k-DOP front's certificates at the start, until the contact manager schedules them.
+    kdop_start: Vec<(u32, Real)>,
 }
 
 impl BroadPhase {
-    /// The primitives of `model`; with a hash grid, each is placed in its cells at t = 0. `reach`
-    /// is the gap below which a pair must exist (m).
-    pub(super) fn new(model: &Model, kind: BroadPhaseKind, reach: Real) -> Self {
+    /// The primitives of `model`; with a hash grid, each is placed in its cells at t = 0; with a
+    /// k-DOP hierarchy, the front is built at t = 0 on tubes of tolerance `tolerance` (m/s) around
+    /// the initial velocities. `reach` is the gap below which a pair must exist (m).
+    pub(super) fn new(model: &Model, kind: BroadPhaseKind, reach: Real, tolerance: Real) -> Self {
         let v = &model.vertices;
         let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
         let fixed = |u: VertexId| matches!(v.motion(u), Motion::Fixed);
@@ -149,16 +157,26 @@ impl BroadPhase {
                 of_vertex[u.index()].push(i as u32);
             }
         }
+        // Phantom's cell: twice the mean free edge length (particles: twice diameter plus reach)
+        let default_cell = if free_edge_lengths.is_empty() {
+            2.0 * (2.0 * largest_radius + reach)
+        } else {
+            2.0 * free_edge_lengths.iter().sum::<Real>() / free_edge_lengths.len() as Real
+        };
+        let (mut kdop, mut kdop_start) = (None, Vec::new());
+        if kind == BroadPhaseKind::Kdop {
+            // the same hysteresis as the grid's slack: a tenth of the default cell
+            let slack = if default_cell.is_finite() && default_cell > 0.0 { 0.1 * default_cell } else { reach };
+            let mut hierarchy = KdopHierarchy::new(&primitives, &|u| v.position(u), reach, slack);
+            let velocities = v.velocities();
+            let changes = hierarchy.start(0.0, &primitives, &|u| vertex_tube(model, velocities, tolerance, u, 0.0));
+            kdop_start = changes.schedule;
+            kdop = Some(hierarchy);
+        }
         let grid = match kind {
-            BroadPhaseKind::AllPairs => None,
+            BroadPhaseKind::AllPairs | BroadPhaseKind::Kdop => None,
             BroadPhaseKind::HashGrid { cell_size } => {
-                let cell = cell_size.unwrap_or_else(|| {
-                    if free_edge_lengths.is_empty() {
-                        2.0 * (2.0 * largest_radius + reach)
-                    } else {
-                        2.0 * free_edge_lengths.iter().sum::<Real>() / free_edge_lengths.len() as Real
-                    }
-                });
+                let cell = cell_size.unwrap_or(default_cell);
                 let cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
@@ -178,7 +196,48 @@ impl BroadPhase {
                 Some(grid)
             }
         };
-        BroadPhase { primitives, of_vertex, grid }
+        BroadPhase { primitives, of_vertex, grid, kdop, kdop_start }
+    }
+
+    /// True for the all-pairs broad phase (every candidate pair always holds a pair).
+    pub(super) fn is_all_pairs(&self) -> bool {
+        self.grid.is_none() && self.kdop.is_none()
+    }
+
+    /// True for the k-DOP hierarchy.
+    pub(super) fn is_kdop(&self) -> bool {
+        self.kdop.is_some()
+    }
+
+    /// Number of live k-DOP certificates (separated and overlapping front records; 0 otherwise).
+    pub(super) fn kdop_certificates(&self) -> usize {
+        self.kdop.as_ref().map_or(0, KdopHierarchy::certificates)
+    }
+
+    /// The k-DOP front's certificates at the start (record, failure time), once.
+    pub(super) fn take_kdop_start(&mut self) -> Vec<(u32, Real)> {
+        std::mem::take(&mut self.kdop_start)
+    }
+
+    /// A k-DOP front record's certificate fired at `t` ([`KdopHierarchy::event`]).
+    pub(super) fn kdop_event(&mut self, id: u32, t: Real, tube: &super::kdop_hierarchy::TubeOf) -> FrontChanges {
+        let kdop = self.kdop.as_mut().expect("front events exist only with a k-DOP hierarchy");
+        kdop.event(id, t, &self.primitives, tube)
+    }
+
+    /// Vertex `u`'s tube was re-centred on `velocity` at `t`: the k-DOP front records it supports
+    /// widen their envelopes; their new failure times are appended to `schedule`.
+    pub(super) fn kdop_tube_moved(
+        &mut self,
+        u: VertexId,
+        velocity: &Vec3,
+        tolerance: Real,
+        t: Real,
+        schedule: &mut Vec<(u32, Real)>,
+    ) {
+        if let Some(kdop) = self.kdop.as_mut() {
+            kdop.tube_moved(&self.of_vertex[u.index()], velocity, tolerance, t, schedule);
+        }
     }
 
     /// The cell side, if this is a hash grid.
@@ -202,7 +261,8 @@ impl BroadPhase {
                 + g.cells.capacity() * std::mem::size_of::<CellBox>()
                 + g.large.capacity() * 4
         });
-        primitives + of_vertex + grid
+        let kdop = self.kdop.as_ref().map_or(0, KdopHierarchy::heap_bytes);
+        primitives + of_vertex + grid + kdop
     }
 
     /// Number of primitives.
@@ -255,8 +315,12 @@ impl BroadPhase {
     }
 
     /// The primitive pairs (i < j, in order) that hold a contact pair at the start: all candidate
-    /// pairs, or those whose cell boxes overlap.
+    /// pairs, those whose fat boxes overlap, or the overlapping leaf pairs of the k-DOP front.
     pub(super) fn initial_pairs(&self) -> Vec<(u32, u32, PairKind)> {
+        if let Some(kdop) = &self.kdop {
+            let pairs = kdop.overlapping_pairs().into_iter();
+            return pairs.filter_map(|(i, j)| self.pair_kind(i, j).map(|kind| (i, j, kind))).collect();
+        }
         let n = self.primitives.len() as u32;
         let mut out = Vec::new();
         for i in 0..n {
@@ -285,6 +349,9 @@ impl BroadPhase {
 
     /// True while primitives `i` and `j` must hold a pair (always, for all pairs).
     pub(super) fn overlap(&self, i: u32, j: u32) -> bool {
+        if let Some(kdop) = &self.kdop {
+            return kdop.overlapping(i, j);
+        }
         self.grid.as_ref().is_none_or(|g| boxes_overlap(&g.fat[i as usize], &g.fat[j as usize]))
     }
 
@@ -378,6 +445,29 @@ impl Grid {
         }
         let margin = Vec3::repeat(radius(p.shape) + self.half_reach + self.slack);
         (lo - margin, hi + margin)
+    }
+}
+
+/// The vague tube of vertex `u` at `t` (ACM §5.3) and the next change of its nominal velocity
+/// (+∞: none): a free vertex's tube is centred on its reference velocity with tolerance
+/// `tolerance`; a fixed vertex stands still; a scripted one follows its path exactly until the
+/// path's next start or stop.
+pub(super) fn vertex_tube(
+    model: &Model,
+    reference_velocity: &[Vec3],
+    tolerance: Real,
+    u: VertexId,
+    t: Real,
+) -> (VagueTrajectory, Real) {
+    let v = &model.vertices;
+    let x0 = v.position_at(u, t);
+    match v.motion(u) {
+        Motion::Free => (VagueTrajectory { x0, v0: reference_velocity[u.index()], tolerance }, Real::INFINITY),
+        Motion::Fixed => (VagueTrajectory::linear(x0, Vec3::zeros()), Real::INFINITY),
+        Motion::Scripted(path) => {
+            let next = [path.start, path.stop].into_iter().filter(|&c| c > t).fold(Real::INFINITY, Real::min);
+            (VagueTrajectory::linear(x0, path.velocity(t)), next)
+        }
     }
 }
 

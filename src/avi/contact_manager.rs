@@ -13,7 +13,7 @@
 //! (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero, so they change the cost,
 //! never the trajectory (law 5). See `docs/contact.md`.
 
-use super::broad_phase::{BroadPhase, BroadPhaseKind};
+use super::broad_phase::{vertex_tube, BroadPhase, BroadPhaseKind};
 use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
 use crate::geometry::distance::{
@@ -277,8 +277,12 @@ pub enum Schedule {
     /// [`ContactVariant::ReflectiveImpulse`]: (re)schedule the pair's impact check (its layer-1
     /// event key) at this time, replacing any pending one.
     Impact(PairId, Time),
-    /// (Re)schedule the hash-grid certificate of a primitive at this time, replacing any pending one.
-    Grid(u32, Time),
+    /// (Re)schedule a broad-phase certificate at this time, replacing any pending one: a
+    /// primitive's hash-grid certificate, or a k-DOP front record's.
+    BroadPhase(u32, Time),
+    /// The broad-phase certificate is gone (a k-DOP front record was removed, or its certificate
+    /// no longer fails): drop its pending event.
+    ForgetBroadPhase(u32),
     /// The pair was removed (its primitives' fat boxes no longer overlap): drop its certificate event.
     Forget(PairId),
 }
@@ -383,7 +387,7 @@ impl ContactManager {
         // a pair must exist while its gap may fall below η(1); twice the profitable gap leaves room
         // for its first slab
         let reach = 2.0 * settings.profitability * settings.layers.thickness(1);
-        let broad = BroadPhase::new(model, settings.broad_phase, reach);
+        let broad = BroadPhase::new(model, settings.broad_phase, reach, settings.tolerance);
         let mut manager = ContactManager {
             settings,
             pairs: SlotMap::with_key(),
@@ -517,6 +521,12 @@ impl ContactManager {
         self.broad.cell_size()
     }
 
+    /// Number of live k-DOP front certificates, separated and overlapping (0 for the other broad
+    /// phases).
+    pub fn kdop_certificates(&self) -> usize {
+        self.broad.kdop_certificates()
+    }
+
     /// Number of occupied hash-grid cells (0 for all pairs).
     pub fn occupied_cells(&self) -> usize {
         self.broad.occupied_cells()
@@ -602,6 +612,63 @@ impl ContactManager {
                 self.schedule_grid(i, Time::ZERO, model, &mut out);
             }
         }
+        for (id, at) in self.broad.take_kdop_start() {
+            request_front(id, at, &mut out);
+        }
+        Ok(out)
+    }
+
+    /// A broad-phase certificate failed at `t`: primitive `id`'s grid certificate
+    /// ([`Self::grid_event`]) or k-DOP front record `id`'s ([`Self::kdop_event`]).
+    pub fn broad_phase_event(&mut self, id: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+        if self.broad.is_kdop() {
+            self.kdop_event(id, t, model)
+        } else {
+            self.grid_event(id, t, model)
+        }
+    }
+
+    /// The event label of broad-phase certificates: `"grid"` or `"kdop"`.
+    pub fn broad_phase_label(&self) -> &'static str {
+        if self.broad.is_kdop() {
+            "kdop"
+        } else {
+            "grid"
+        }
+    }
+
+    /// k-DOP front record `id`'s certificate failed at `t` (ACM §5.5–5.6): it is reconfirmed, or
+    /// the front descends or coarsens; pairs of primitives whose leaves now overlap are made and
+    /// certified, pairs of leaves that came apart are removed (unless a layer is still active:
+    /// then the pair goes when its last layer retires).
+    fn kdop_event(&mut self, id: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+        let mut out = Vec::new();
+        let (reference, tolerance) = (&self.reference_velocity, self.settings.tolerance);
+        let tube = |u: VertexId| vertex_tube(model, reference, tolerance, u, t.seconds());
+        let changes = self.broad.kdop_event(id, t.seconds(), &tube);
+        for forgotten in changes.forget {
+            out.push(Schedule::ForgetBroadPhase(forgotten));
+        }
+        for (record, at) in changes.schedule {
+            request_front(record, at, &mut out);
+        }
+        for (a, b) in changes.lost {
+            if let Some(&k) = self.pair_of.get(&(a, b)) {
+                if self.pairs[k].layers.is_empty() {
+                    self.remove_pair(k, &mut out);
+                }
+            }
+        }
+        for (a, b) in changes.gained {
+            if self.pair_of.contains_key(&(a, b)) {
+                continue;
+            }
+            if let Some(kind) = self.broad.pair_kind(a, b) {
+                let k = self.insert_pair(kind, Some((a, b)), model);
+                self.pairs_created += 1;
+                self.certify(k, t, model, &mut out)?;
+            }
+        }
         Ok(out)
     }
 
@@ -609,7 +676,7 @@ impl ContactManager {
     /// pairs with primitives whose fat boxes it now overlaps are made and certified, pairs with
     /// primitives it no longer overlaps are removed (unless a layer is still active: then the pair goes
     /// when its last layer retires).
-    pub fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+    fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
         let (tubes, next_change) = self.primitive_tubes(i, t, model);
         let (gained, lost, exit) = self.broad.recover(i, t.seconds(), model, &tubes);
@@ -653,7 +720,7 @@ impl ContactManager {
 
     fn request_grid(&self, i: u32, at: Real, out: &mut Vec<Schedule>) {
         if at.is_finite() {
-            out.push(Schedule::Grid(i, Time::new(at).expect("finite")));
+            out.push(Schedule::BroadPhase(i, Time::new(at).expect("finite")));
         }
     }
 
@@ -812,23 +879,15 @@ impl ContactManager {
         t: Time,
         model: &Model,
     ) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
-        let v = &model.vertices;
-        let tolerance = self.settings.tolerance;
         let mut next_change = Real::INFINITY;
         let tubes = vertices
             .iter()
             .zip(x)
-            .map(|(&u, &x0)| match v.motion(u) {
-                Motion::Free => VagueTrajectory { x0, v0: self.reference_velocity[u.index()], tolerance },
-                Motion::Fixed => VagueTrajectory::linear(x0, Vec3::zeros()),
-                Motion::Scripted(path) => {
-                    for change in [path.start, path.stop] {
-                        if change > t.seconds() {
-                            next_change = next_change.min(change);
-                        }
-                    }
-                    VagueTrajectory::linear(x0, path.velocity(t.seconds()))
-                }
+            .map(|(&u, &x0)| {
+                let (tube, change) =
+                    vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, t.seconds());
+                next_change = next_change.min(change);
+                VagueTrajectory { x0, ..tube }
             })
             .collect();
         (tubes, next_change)
@@ -1117,6 +1176,14 @@ impl ContactManager {
                     self.schedule_grid(p, t, model, out);
                 }
             }
+            if self.broad.is_kdop() {
+                let mut records = Vec::new();
+                let velocity = self.reference_velocity[u.index()];
+                self.broad.kdop_tube_moved(u, &velocity, self.settings.tolerance, t.seconds(), &mut records);
+                for (record, at) in records {
+                    request_front(record, at, out);
+                }
+            }
         }
         Ok(())
     }
@@ -1187,9 +1254,10 @@ impl ContactManager {
 impl ContactManager {
     /// Audit of the broad phase: every candidate primitive pair whose gap is below η(1) holds a
     /// pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
-    /// through the grid; nothing to check for all pairs, where every candidate holds one.
+    /// through the grid or the k-DOP front; nothing to check for all pairs, where every candidate
+    /// holds one.
     fn audit_broad_phase(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
-        if self.broad.cell_size().is_none() {
+        if self.broad.is_all_pairs() {
             return Ok(());
         }
         let v = &model.vertices;
@@ -1230,6 +1298,14 @@ impl ContactManager {
             }
         }
         Ok(())
+    }
+}
+
+/// Asks the queue for k-DOP front record `id`'s certificate at `at`, or drops it if it never fails.
+fn request_front(id: u32, at: Real, out: &mut Vec<Schedule>) {
+    match Time::new(at) {
+        Some(at) if at.seconds().is_finite() => out.push(Schedule::BroadPhase(id, at)),
+        _ => out.push(Schedule::ForgetBroadPhase(id)),
     }
 }
 

@@ -41,8 +41,9 @@ pub enum EventKey {
     Layer(PairId, u32),
     /// The failure of a pair's separating-slab certificate.
     Certificate(PairId),
-    /// The failure of a primitive's hash-grid certificate (Phantom §4).
-    Grid(u32),
+    /// The failure of a broad-phase certificate: a primitive's hash-grid certificate (Phantom §4)
+    /// or a k-DOP front record's (ACM §5.5).
+    BroadPhase(u32),
 }
 
 /// A potential with its clock.
@@ -80,7 +81,7 @@ pub struct AviEngine {
     rescheduling: std::time::Duration,
     layer_slot: usize,
     certificate_slot: usize,
-    grid_slot: usize,
+    broad_phase_slot: usize,
 }
 
 impl AviEngine {
@@ -165,7 +166,7 @@ impl AviEngine {
             rescheduling: std::time::Duration::ZERO,
             layer_slot: 0,
             certificate_slot: 0,
-            grid_slot: 0,
+            broad_phase_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
         for (mut spec, period) in specs.into_iter().zip(periods) {
@@ -252,7 +253,7 @@ impl AviEngine {
                 (record, kicked.then_some(Kicked::Pair(pair)))
             }
             EventKey::Certificate(pair) => (self.fail_certificate(pair, t, model)?, None),
-            EventKey::Grid(primitive) => (self.fail_grid(primitive, t, model)?, None),
+            EventKey::BroadPhase(id) => (self.fail_broad_phase(id, t, model)?, None),
         };
         if let Some(kicked) = kicked {
             self.reschedule_contingent(kicked, t, model)?;
@@ -379,7 +380,7 @@ impl AviEngine {
         apply(&mut self.queue, &requests)?;
         self.layer_slot = self.counters.slot("layer");
         self.certificate_slot = self.counters.slot("certificate");
-        self.grid_slot = self.counters.slot("grid");
+        self.broad_phase_slot = self.counters.slot(contact.broad_phase_label());
         self.contact = Some(Box::new(contact));
         Ok(self)
     }
@@ -469,14 +470,16 @@ impl AviEngine {
 }
 
 impl AviEngine {
-    /// A primitive's hash-grid certificate failed (Phantom §4): its cells are re-covered and the
-    /// pairs it gained or lost made or removed.
-    fn fail_grid(&mut self, primitive: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
-        let contact = self.contact.as_mut().expect("grid events exist only with contact");
-        let requests = contact.grid_event(primitive, t, model).map_err(SimulationError::Contact)?;
+    /// A broad-phase certificate failed: a primitive's hash-grid cells are re-covered (Phantom §4)
+    /// or a k-DOP front record is reconfirmed, descended or coarsened (ACM §5.5), and the pairs
+    /// gained or lost made or removed.
+    fn fail_broad_phase(&mut self, id: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let contact = self.contact.as_mut().expect("broad-phase events exist only with contact");
+        let requests = contact.broad_phase_event(id, t, model).map_err(SimulationError::Contact)?;
+        let label = contact.broad_phase_label();
         apply(&mut self.queue, &requests)?;
-        self.counters.count(self.grid_slot);
-        Ok(EventRecord { time: t, kind: EventKind::Grid, force: None, label: "grid", tick: 0, period: 0.0 })
+        self.counters.count(self.broad_phase_slot);
+        Ok(EventRecord { time: t, kind: EventKind::BroadPhase, force: None, label, tick: 0, period: 0.0 })
     }
 }
 
@@ -501,7 +504,10 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
             Schedule::Certificate(pair, t) => replace(queue, EventKey::Certificate(pair), t)?,
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
             Schedule::Impact(pair, t) => replace(queue, EventKey::Layer(pair, 1), t)?,
-            Schedule::Grid(primitive, t) => replace(queue, EventKey::Grid(primitive), t)?,
+            Schedule::BroadPhase(id, t) => replace(queue, EventKey::BroadPhase(id), t)?,
+            Schedule::ForgetBroadPhase(id) => {
+                queue.cancel(&EventKey::BroadPhase(id));
+            }
             Schedule::Forget(pair) => {
                 queue.cancel(&EventKey::Certificate(pair));
             }

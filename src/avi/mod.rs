@@ -8,6 +8,7 @@
 mod broad_phase;
 pub mod contact_manager;
 mod engine;
+mod kdop_hierarchy;
 
 pub use broad_phase::BroadPhaseKind;
 pub use contact_manager::{

@@ -6,6 +6,7 @@
 //! that never fails.
 
 pub mod hash_grid;
+pub mod kdop;
 pub mod slab;
 pub mod trajectory;
 

@@ -107,10 +107,9 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
     };
     if let Some(c) = &raw.contact {
         check_contact(&ctx, c)?;
-        if c.broad_phase.as_deref() == Some("kdop") {
+        if let (Some(kind @ ("kdop" | "all-pairs")), Some(_)) = (c.broad_phase.as_deref(), c.cell_size) {
             warnings.push(format!(
-                "{file}: contact.broad_phase: the kinetic k-DOP tree is not built yet; the AVI backend uses the hash \
-                 grid instead (the same trajectory, law 5)"
+                "{file}: contact.cell_size: only the hash grid has cells; broad_phase = \"{kind}\" ignores it"
             ));
         }
     }
@@ -199,6 +198,7 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             variant: ContactVariant::RegularLayers,
             broad_phase: match c.broad_phase.as_deref() {
                 Some("all-pairs") => BroadPhaseKind::AllPairs,
+                Some("kdop") => BroadPhaseKind::Kdop,
                 _ => BroadPhaseKind::HashGrid {
                     cell_size: match c.cell_size {
                         None => None,

@@ -1,0 +1,623 @@
+//! The kinetic k-DOP hierarchy (ACM §5.5–5.6): the alternative broad phase to the hash grid.
+//!
+//! **Trees.** The contact primitives are split by class into four bounding-volume trees
+//! (triangles, mesh and chain points, spheres, segments), each built once, top down, by median
+//! splits of the primitives' centroids at t = 0. A node's k-DOP is never stored: it is the 26-DOP
+//! of its vertices' vague tubes ([`crate::kds::kdop`]), computed when a certificate needs it.
+//!
+//! **Front.** The broad-phase traversal of two trees (triangles against points and spheres;
+//! segments and spheres each against themselves) is kinetized after Weller and Zachmann (2006):
+//! its state is the *front*, a cut through the traversal tree, and each front record holds a
+//! certificate that says when the traversal may take a different path:
+//!
+//! - a **separated** record (node pair whose k-DOPs are apart by more than the reach plus a slack)
+//!   holds a non-overlap certificate: its best axis's linear envelope, which fails when the gap may
+//!   reach the contact reach. On failure the k-DOPs are recomputed; if they are still apart by the
+//!   reach plus half the slack the record is reconfirmed (§5.6), otherwise the pair descends into
+//!   its children (the node with more primitives is split);
+//! - an **overlapping** record (two leaves not separated) is a primitive pair that holds a contact
+//!   pair; its overlap certificate fails when some axis may separate them by the reach plus the
+//!   slack; then it turns separated and its contact pair goes;
+//! - a **descended** record only links its children to its parent: when all its children are
+//!   separated and its own k-DOPs separate again, the children are merged back into it, so the
+//!   front (and memory) shrinks when contact goes away.
+//!
+//! **Supports.** A separated record's support is every vertex of its two nodes (ACM Table 1). A
+//! kick that re-centres a vertex's tube widens the envelope of each separated record above the
+//! vertex's primitives in O(1) ([`crate::kds::kdop::AxisGap::admit`]) and reschedules it; an
+//! overlapping record is not touched: it only decides when a pair may be freed.
+
+use super::broad_phase::{Primitive, Shape};
+use crate::ids::VertexId;
+use crate::kds::hash_grid::FixedHashMap;
+use crate::kds::kdop::{overlap_time, separating_axis, AxisGap, Side, TubePoint, AXES, NATURAL_ORDER};
+use crate::kds::VagueTrajectory;
+use crate::math::{Real, Vec3};
+use smallvec::SmallVec;
+
+/// No node, no record.
+const NONE: u32 = u32::MAX;
+
+/// A node of one of the trees: the primitives `order[first..end]`.
+#[derive(Clone, Debug)]
+struct Node {
+    first: u32,
+    end: u32,
+    /// The two children, or [`NONE`] for a leaf.
+    children: [u32; 2],
+    parent: u32,
+    /// Every primitive below is held (fixed or scripted): two held nodes never need a pair.
+    held: bool,
+}
+
+/// What a front record is.
+#[derive(Clone, Debug)]
+enum State {
+    /// An unused slot.
+    Free,
+    /// The nodes' k-DOPs are apart: `gap` is the envelope of the best axis from time `base`;
+    /// `until` is the next change of a scripted velocity among their vertices.
+    Separated { gap: AxisGap, base: Real, until: Real },
+    /// Two leaves whose k-DOPs are not apart: their primitives hold a contact pair.
+    Overlapping,
+    /// The pair was split: its records are `children` (up to four, [`NONE`]-padded), of which
+    /// `separated` are separated.
+    Descended { children: [u32; 4], separated: u8 },
+}
+
+/// A record of the front.
+#[derive(Clone, Debug)]
+struct Record {
+    /// The node pair (lower id first).
+    nodes: [u32; 2],
+    /// The descended record it was split from, or [`NONE`] at the top of the front.
+    parent: u32,
+    state: State,
+    /// The certificate's learned axis order (§5.6's adaptive short-circuit).
+    order: [u8; AXES],
+}
+
+/// What a change of the front asks of the contact manager.
+#[derive(Debug, Default)]
+pub(super) struct FrontChanges {
+    /// Primitive pairs (i < j) that now overlap: they need a contact pair.
+    pub gained: Vec<(u32, u32)>,
+    /// Primitive pairs (i < j) that no longer overlap.
+    pub lost: Vec<(u32, u32)>,
+    /// Records whose certificate must fire at this time, s (replacing any pending one).
+    pub schedule: Vec<(u32, Real)>,
+    /// Records that were removed: their pending certificate must go.
+    pub forget: Vec<u32>,
+}
+
+/// The trees, the front and its certificates.
+#[derive(Debug)]
+pub(super) struct KdopHierarchy {
+    nodes: Vec<Node>,
+    /// The primitives in tree order: each node covers a contiguous range.
+    order: Vec<u32>,
+    /// The leaf of each primitive.
+    leaf_of: Vec<u32>,
+    /// The roots of the triangle, point, sphere and segment trees.
+    roots: [u32; 4],
+    records: Vec<Record>,
+    free: Vec<u32>,
+    /// The overlapping record of each primitive pair (i < j) that has one.
+    overlapping: FixedHashMap<(u32, u32), u32>,
+    /// For each node, the separated records naming it (their support runs through it).
+    separated_of: Vec<SmallVec<[u32; 2]>>,
+    /// Visit marks of [`Self::tube_moved`].
+    visited: Vec<u32>,
+    visit: u32,
+    /// A pair must exist while its gap may be below this, m.
+    reach: Real,
+    /// Hysteresis, m: two k-DOPs count as apart beyond `reach + slack / 2`; an overlap certificate
+    /// fails when they may be apart by `reach + slack`.
+    slack: Real,
+    /// State of the xorshift that picks the random axis of the short-circuit (deterministic).
+    random: u64,
+    scratch: [Vec<TubePoint>; 2],
+}
+
+/// The tube of vertex `u` now and the next change of its nominal velocity (+∞: none).
+pub(super) type TubeOf<'a> = dyn Fn(VertexId) -> (VagueTrajectory, Real) + 'a;
+
+impl KdopHierarchy {
+    /// The four trees over `primitives` (positions `x`); the front is empty until [`Self::start`].
+    pub(super) fn new(primitives: &[Primitive], x: &dyn Fn(VertexId) -> Vec3, reach: Real, slack: Real) -> Self {
+        let mut h = KdopHierarchy {
+            nodes: Vec::new(),
+            order: Vec::with_capacity(primitives.len()),
+            leaf_of: vec![NONE; primitives.len()],
+            roots: [NONE; 4],
+            records: Vec::new(),
+            free: Vec::new(),
+            overlapping: FixedHashMap::default(),
+            separated_of: Vec::new(),
+            visited: Vec::new(),
+            visit: 0,
+            reach,
+            slack,
+            random: 0x9e37_79b9_7f4a_7c15,
+            scratch: [Vec::new(), Vec::new()],
+        };
+        let centroids: Vec<Vec3> = primitives
+            .iter()
+            .map(|p| p.vertices.iter().map(|&u| x(u)).sum::<Vec3>() / p.vertices.len() as Real)
+            .collect();
+        for class in 0..4 {
+            let mut members: Vec<u32> =
+                (0..primitives.len() as u32).filter(|&i| class_of(primitives[i as usize].shape) == class).collect();
+            if !members.is_empty() {
+                h.roots[class] = h.build(&mut members, NONE, &centroids, primitives);
+            }
+        }
+        h.separated_of = vec![SmallVec::new(); h.nodes.len()];
+        h.visited = vec![0; h.nodes.len()];
+        h
+    }
+
+    /// Builds the subtree over `members` (reordered), returns its node.
+    fn build(&mut self, members: &mut [u32], parent: u32, centroids: &[Vec3], primitives: &[Primitive]) -> u32 {
+        let id = self.nodes.len() as u32;
+        let first = self.order.len() as u32;
+        self.nodes.push(Node { first, end: first, children: [NONE; 2], parent, held: true });
+        if let [only] = members {
+            self.order.push(*only);
+            self.leaf_of[*only as usize] = id;
+            let node = &mut self.nodes[id as usize];
+            node.end = first + 1;
+            node.held = primitives[*only as usize].held;
+            return id;
+        }
+        // median split along the widest spread of the centroids (ties by primitive index)
+        let (lo, hi) =
+            members.iter().fold((Vec3::repeat(Real::INFINITY), Vec3::repeat(Real::NEG_INFINITY)), |(lo, hi), &i| {
+                (lo.inf(&centroids[i as usize]), hi.sup(&centroids[i as usize]))
+            });
+        let spread = hi - lo;
+        let c = if spread.x >= spread.y && spread.x >= spread.z {
+            0
+        } else if spread.y >= spread.z {
+            1
+        } else {
+            2
+        };
+        members
+            .sort_unstable_by(|&i, &j| centroids[i as usize][c].total_cmp(&centroids[j as usize][c]).then(i.cmp(&j)));
+        let (left, right) = members.split_at_mut(members.len() / 2);
+        let a = self.build(left, id, centroids, primitives);
+        let b = self.build(right, id, centroids, primitives);
+        let held = self.nodes[a as usize].held && self.nodes[b as usize].held;
+        let node = &mut self.nodes[id as usize];
+        node.children = [a, b];
+        node.end = self.order.len() as u32;
+        node.held = held;
+        id
+    }
+
+    /// Builds the front at time `t`: triangles against points and spheres, segments and spheres
+    /// each against themselves.
+    pub(super) fn start(&mut self, t: Real, primitives: &[Primitive], tube: &TubeOf) -> FrontChanges {
+        let mut out = FrontChanges::default();
+        let [triangles, points, spheres, segments] = self.roots;
+        for other in [points, spheres] {
+            if triangles != NONE && other != NONE {
+                self.place(triangles, other, NONE, NATURAL_ORDER, t, primitives, tube, &mut out);
+            }
+        }
+        for root in [segments, spheres] {
+            if root != NONE {
+                self.expand_self(root, t, primitives, tube, &mut out);
+            }
+        }
+        out
+    }
+
+    /// A node against itself always overlaps: its children against themselves and each other.
+    fn expand_self(&mut self, n: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) {
+        let [a, b] = self.nodes[n as usize].children;
+        if a == NONE {
+            return;
+        }
+        self.expand_self(a, t, primitives, tube, out);
+        self.expand_self(b, t, primitives, tube, out);
+        self.place(a, b, NONE, NATURAL_ORDER, t, primitives, tube, out);
+    }
+
+    fn is_leaf(&self, n: u32) -> bool {
+        self.nodes[n as usize].children[0] == NONE
+    }
+
+    fn size(&self, n: u32) -> u32 {
+        let node = &self.nodes[n as usize];
+        node.end - node.first
+    }
+
+    /// The primitive of leaf `n`.
+    fn primitive(&self, n: u32) -> u32 {
+        self.order[self.nodes[n as usize].first as usize]
+    }
+
+    /// The primitive pair (i < j) of two leaves.
+    fn primitive_pair(&self, a: u32, b: u32) -> (u32, u32) {
+        let (i, j) = (self.primitive(a), self.primitive(b));
+        (i.min(j), i.max(j))
+    }
+
+    /// False if no primitive pair below `a` and `b` can ever need a contact pair.
+    fn may_pair(&self, a: u32, b: u32, primitives: &[Primitive]) -> bool {
+        if self.nodes[a as usize].held && self.nodes[b as usize].held {
+            return false;
+        }
+        if self.is_leaf(a) && self.is_leaf(b) {
+            let (p, q) = (&primitives[self.primitive(a) as usize], &primitives[self.primitive(b) as usize]);
+            return !p.vertices.iter().any(|u| q.vertices.contains(u));
+        }
+        true
+    }
+
+    /// The node pairs a pair descends into: the children of its larger node (ties: the lower id).
+    fn child_pairs(&self, a: u32, b: u32) -> [(u32, u32); 2] {
+        let split_a = if self.is_leaf(a) {
+            false
+        } else if self.is_leaf(b) {
+            true
+        } else {
+            let (sa, sb) = (self.size(a), self.size(b));
+            sa > sb || (sa == sb && a < b)
+        };
+        let (split, other) = if split_a { (a, b) } else { (b, a) };
+        self.nodes[split as usize].children.map(|c| (c.min(other), c.max(other)))
+    }
+
+    /// Fills `scratch[k]` with the tubes of node `n`'s vertices; returns the next scripted change.
+    fn gather(&mut self, k: usize, n: u32, primitives: &[Primitive], tube: &TubeOf) -> Real {
+        let node = &self.nodes[n as usize];
+        let mut until = Real::INFINITY;
+        let points = &mut self.scratch[k];
+        points.clear();
+        for &i in &self.order[node.first as usize..node.end as usize] {
+            let p = &primitives[i as usize];
+            let radius = if let Shape::Sphere(r) = p.shape { r } else { 0.0 };
+            for &u in &p.vertices {
+                let (tr, change) = tube(u);
+                until = until.min(change);
+                points.push(TubePoint { x: tr.x0, v: tr.v0, tolerance: tr.tolerance, radius });
+            }
+        }
+        until
+    }
+
+    fn next_random(&mut self) -> u64 {
+        let mut x = self.random;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.random = x;
+        x
+    }
+
+    /// The non-overlap certificate of nodes `a` and `b` now, if their k-DOPs are apart by more than
+    /// the reach plus half the slack, and the next scripted change among their vertices.
+    ///
+    /// Half the slack lies between this test and either certificate's failure (the reach for
+    /// non-overlap, the reach plus the slack for overlap), so a certificate that is reconfirmed
+    /// always gains at least half the slack over the fastest tube speed: no Zeno run of
+    /// reconfirmations converging on a crossing.
+    fn separation(
+        &mut self,
+        a: u32,
+        b: u32,
+        order: &mut [u8; AXES],
+        primitives: &[Primitive],
+        tube: &TubeOf,
+    ) -> (Option<AxisGap>, Real) {
+        let until = self.gather(0, a, primitives, tube).min(self.gather(1, b, primitives, tube));
+        let random = self.next_random();
+        let threshold = self.reach + 0.5 * self.slack;
+        let gap = separating_axis(&self.scratch[0], &self.scratch[1], order, threshold, self.reach, random);
+        (gap, until)
+    }
+
+    fn insert(&mut self, record: Record) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.records[id as usize] = record;
+                id
+            }
+            None => {
+                self.records.push(record);
+                self.records.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Removes record `id` (its certificate, if any, is forgotten).
+    fn remove(&mut self, id: u32, out: &mut FrontChanges) {
+        let record = std::mem::replace(
+            &mut self.records[id as usize],
+            Record { nodes: [NONE; 2], parent: NONE, state: State::Free, order: NATURAL_ORDER },
+        );
+        match record.state {
+            State::Separated { .. } => self.unlist(id, record.nodes),
+            State::Overlapping => {
+                let pair = self.primitive_pair(record.nodes[0], record.nodes[1]);
+                self.overlapping.remove(&pair);
+            }
+            State::Descended { .. } | State::Free => {}
+        }
+        self.free.push(id);
+        out.forget.push(id);
+    }
+
+    fn list(&mut self, id: u32, nodes: [u32; 2]) {
+        for n in nodes {
+            self.separated_of[n as usize].push(id);
+        }
+    }
+
+    fn unlist(&mut self, id: u32, nodes: [u32; 2]) {
+        for n in nodes {
+            self.separated_of[n as usize].retain(|r| *r != id);
+        }
+    }
+
+    /// Makes record `id` separated with certificate `gap` from `t` and schedules it.
+    fn separate(&mut self, id: u32, gap: AxisGap, t: Real, until: Real, out: &mut FrontChanges) {
+        let nodes = self.records[id as usize].nodes;
+        self.records[id as usize].state = State::Separated { gap, base: t, until };
+        self.list(id, nodes);
+        out.schedule.push((id, (t + gap.time_to(self.reach)).min(until)));
+    }
+
+    /// Makes record `id` (two leaves) overlapping at `t` and schedules its overlap certificate.
+    fn overlap(&mut self, id: u32, t: Real, out: &mut FrontChanges) {
+        let [a, b] = self.records[id as usize].nodes;
+        self.records[id as usize].state = State::Overlapping;
+        let pair = self.primitive_pair(a, b);
+        self.overlapping.insert(pair, id);
+        out.gained.push(pair);
+        self.schedule_overlap(id, t, out);
+    }
+
+    fn schedule_overlap(&mut self, id: u32, t: Real, out: &mut FrontChanges) {
+        let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
+        if due.is_finite() {
+            out.schedule.push((id, t + due));
+        }
+    }
+
+    /// Places the node pair `a`, `b` below record `parent` at `t`: a separated record, an
+    /// overlapping one, or a descended one with its children placed in turn. Returns the record,
+    /// or `None` if no primitive pair below can ever need contact.
+    #[allow(clippy::too_many_arguments)]
+    fn place(
+        &mut self,
+        a: u32,
+        b: u32,
+        parent: u32,
+        mut order: [u8; AXES],
+        t: Real,
+        primitives: &[Primitive],
+        tube: &TubeOf,
+        out: &mut FrontChanges,
+    ) -> Option<u32> {
+        if !self.may_pair(a, b, primitives) {
+            return None;
+        }
+        let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
+        let id = self.insert(Record { nodes: [a, b], parent, state: State::Free, order });
+        match gap {
+            Some(gap) => self.separate(id, gap, t, until, out),
+            None if self.is_leaf(a) && self.is_leaf(b) => self.overlap(id, t, out),
+            None => self.descend(id, t, primitives, tube, out),
+        }
+        if matches!(self.records[id as usize].state, State::Free) {
+            self.free.push(id);
+            return None;
+        }
+        Some(id)
+    }
+
+    /// Record `id` (not separated, not two leaves) descends into its children.
+    fn descend(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) {
+        let Record { nodes: [a, b], order, .. } = self.records[id as usize];
+        let mut children = [NONE; 4];
+        let mut separated = 0;
+        let mut n = 0;
+        for (x, y) in self.child_pairs(a, b) {
+            if let Some(child) = self.place(x, y, id, order, t, primitives, tube, out) {
+                children[n] = child;
+                n += 1;
+                separated += matches!(self.records[child as usize].state, State::Separated { .. }) as u8;
+            }
+        }
+        // no children: nothing below can ever pair, and the slot is left free
+        self.records[id as usize].state = if n == 0 { State::Free } else { State::Descended { children, separated } };
+    }
+
+    /// Record `id`'s certificate fired at `t`: reconfirm it, descend, or (for two leaves) turn
+    /// overlapping into separated or the reverse.
+    pub(super) fn event(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf) -> FrontChanges {
+        let mut out = FrontChanges::default();
+        let Some(record) = self.records.get(id as usize) else { return out };
+        let [a, b] = record.nodes;
+        let mut order = record.order;
+        match record.state {
+            State::Free | State::Descended { .. } => {}
+            State::Separated { .. } => {
+                let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
+                self.records[id as usize].order = order;
+                self.unlist(id, [a, b]);
+                match gap {
+                    Some(gap) => self.separate(id, gap, t, until, &mut out),
+                    None => {
+                        self.count_separated(self.records[id as usize].parent, -1);
+                        if self.is_leaf(a) && self.is_leaf(b) {
+                            self.overlap(id, t, &mut out);
+                        } else {
+                            self.descend(id, t, primitives, tube, &mut out);
+                            if matches!(self.records[id as usize].state, State::Free) {
+                                self.detach(id, &mut out);
+                            }
+                        }
+                    }
+                }
+            }
+            State::Overlapping => {
+                let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
+                self.records[id as usize].order = order;
+                match gap {
+                    Some(gap) => {
+                        let pair = self.primitive_pair(a, b);
+                        self.overlapping.remove(&pair);
+                        out.lost.push(pair);
+                        self.separate(id, gap, t, until, &mut out);
+                        let parent = self.records[id as usize].parent;
+                        self.count_separated(parent, 1);
+                        self.coarsen(parent, t, primitives, tube, &mut out);
+                    }
+                    None => self.schedule_overlap(id, t, &mut out),
+                }
+            }
+        }
+        out
+    }
+
+    /// Record `id` turned out to have no children: take it out of its parent and free it.
+    fn detach(&mut self, id: u32, out: &mut FrontChanges) {
+        let parent = self.records[id as usize].parent;
+        if parent != NONE {
+            if let State::Descended { children, .. } = &mut self.records[parent as usize].state {
+                if let Some(k) = children.iter().position(|&c| c == id) {
+                    children[k..].rotate_left(1);
+                    children[3] = NONE;
+                }
+            }
+        }
+        self.free.push(id);
+        out.forget.push(id);
+    }
+
+    /// One more (`+1`) or one fewer (`-1`) of descended record `parent`'s children is separated.
+    fn count_separated(&mut self, parent: u32, change: i8) {
+        if parent == NONE {
+            return;
+        }
+        if let State::Descended { separated, .. } = &mut self.records[parent as usize].state {
+            *separated = separated.wrapping_add_signed(change);
+        }
+    }
+
+    /// Merges descended record `id`'s children back into it while they are all separated and its
+    /// own k-DOPs are apart again, going up the front.
+    fn coarsen(&mut self, mut id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) {
+        while id != NONE {
+            let State::Descended { children, separated } = self.records[id as usize].state else { return };
+            let count = children.iter().filter(|&&c| c != NONE).count() as u8;
+            if separated < count {
+                return;
+            }
+            let [a, b] = self.records[id as usize].nodes;
+            let mut order = self.records[id as usize].order;
+            let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
+            let Some(gap) = gap else { return };
+            for child in children.into_iter().filter(|&c| c != NONE) {
+                self.remove(child, out);
+            }
+            self.records[id as usize].order = order;
+            self.separate(id, gap, t, until, out);
+            let parent = self.records[id as usize].parent;
+            self.count_separated(parent, 1);
+            id = parent;
+        }
+    }
+
+    /// Vertex `u` (of `primitives_of_u`) left its tube at `t` and was re-centred on velocity `v`
+    /// with tolerance ε: every separated record whose support holds it widens its envelope; their
+    /// new failure times are appended to `schedule`.
+    pub(super) fn tube_moved(
+        &mut self,
+        primitives_of_u: &[u32],
+        v: &Vec3,
+        tolerance: Real,
+        t: Real,
+        schedule: &mut Vec<(u32, Real)>,
+    ) {
+        self.visit = self.visit.wrapping_add(1);
+        if self.visit == 0 {
+            self.visited.fill(0);
+            self.visit = 1;
+        }
+        let start = schedule.len();
+        for &p in primitives_of_u {
+            let mut n = self.leaf_of[p as usize];
+            while n != NONE && self.visited[n as usize] != self.visit {
+                self.visited[n as usize] = self.visit;
+                for &id in &self.separated_of[n as usize] {
+                    let record = &mut self.records[id as usize];
+                    let State::Separated { gap, base, until } = &mut record.state else { continue };
+                    gap.advance(t - *base);
+                    *base = t;
+                    let side = if record.nodes[0] == n { Side::Lower } else { Side::Upper };
+                    gap.admit(side, v, tolerance);
+                    schedule.push((id, (t + gap.time_to(self.reach)).min(*until)));
+                }
+                n = self.nodes[n as usize].parent;
+            }
+        }
+        // a record reached from both of its nodes is scheduled once, with its final bound
+        schedule[start..].sort_by_key(|&(id, _)| id);
+        let mut kept = start;
+        for k in start..schedule.len() {
+            if kept > start && schedule[kept - 1].0 == schedule[k].0 {
+                schedule[kept - 1] = schedule[k];
+            } else {
+                schedule[kept] = schedule[k];
+                kept += 1;
+            }
+        }
+        schedule.truncate(kept);
+    }
+
+    /// True while primitives `i` and `j` are an overlapping leaf pair of the front.
+    pub(super) fn overlapping(&self, i: u32, j: u32) -> bool {
+        self.overlapping.contains_key(&(i.min(j), i.max(j)))
+    }
+
+    /// The primitive pairs (i < j) that overlap, in increasing order.
+    pub(super) fn overlapping_pairs(&self) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<(u32, u32)> = self.overlapping.keys().copied().collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    /// Records holding a certificate (separated or overlapping).
+    pub(super) fn certificates(&self) -> usize {
+        self.records.iter().filter(|r| matches!(r.state, State::Separated { .. } | State::Overlapping)).count()
+    }
+
+    /// Heap bytes of the trees and the front (an estimate from capacities).
+    pub(super) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let lists: usize = self.separated_of.iter().map(|l| if l.spilled() { l.capacity() * 4 } else { 0 }).sum();
+        self.nodes.capacity() * size_of::<Node>()
+            + (self.order.capacity() + self.leaf_of.capacity() + self.free.capacity() + self.visited.capacity()) * 4
+            + self.records.capacity() * size_of::<Record>()
+            + self.overlapping.capacity() * (size_of::<(u32, u32)>() + 4 + 1)
+            + self.separated_of.capacity() * size_of::<SmallVec<[u32; 2]>>()
+            + lists
+            + self.scratch.iter().map(|s| s.capacity() * size_of::<TubePoint>()).sum::<usize>()
+    }
+}
+
+/// The tree of a primitive shape: triangles, points, spheres, segments.
+fn class_of(shape: Shape) -> usize {
+    match shape {
+        Shape::Triangle => 0,
+        Shape::Point => 1,
+        Shape::Sphere(_) => 2,
+        Shape::Segment => 3,
+    }
+}
