@@ -220,6 +220,40 @@ fn law6_contact_runs_are_byte_identical() {
 }
 
 #[test]
+fn law6_kdop_runs_are_byte_identical() {
+    // the k-DOP hierarchy's front (its random short-circuit axis included) is deterministic; `info`
+    // names it, and a cell size, which only the hash grid has, draws a warning
+    let text = include_str!("../scenes/sheet-on-sphere.toml")
+        .replace("[contact]", "[contact]\nbroad_phase = \"kdop\"\ncell_size = 0.1");
+    let (dir, path) = scene_dir(&text, &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("k-DOP hierarchy"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("contact.cell_size"), "{}", String::from_utf8_lossy(&o.stderr));
+    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let out = dir.path().join(name);
+            let o = avicontact(&[
+                "run",
+                path.to_str().unwrap(),
+                "--duration",
+                "0.2",
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+            ]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            read_all(&out)
+        })
+        .collect();
+    let summary = &runs[0].iter().find(|f| f.0.ends_with("summary.json")).unwrap().1;
+    assert!(String::from_utf8_lossy(summary).contains("\"kdop\""), "k-DOP events happened");
+    assert!(String::from_utf8_lossy(summary).contains("\"layer\""), "contact happened");
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
 fn a_run_writes_the_contracted_files() {
     let (dir, path) = scene_dir(GOOD, &[]);
     let out = dir.path().join("out");

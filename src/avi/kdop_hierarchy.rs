@@ -18,9 +18,10 @@
 //! - an **overlapping** record (two leaves not separated) is a primitive pair that holds a contact
 //!   pair; its overlap certificate fails when some axis may separate them by the reach plus the
 //!   slack; then it turns separated and its contact pair goes;
-//! - a **descended** record only links its children to its parent: when all its children are
-//!   separated and its own k-DOPs separate again, the children are merged back into it, so the
-//!   front (and memory) shrinks when contact goes away.
+//! - a **descended** record (a split pair) links its children and holds an overlap certificate
+//!   on its own nodes: when its k-DOPs are apart again, the records below it are dropped (their
+//!   contact pairs lost) and it turns separated, so the front (and memory) shrinks when contact
+//!   goes away.
 //!
 //! **Supports.** A separated record's support is every vertex of its two nodes (ACM Table 1). A
 //! kick that re-centres a vertex's tube widens the envelope of each separated record above the
@@ -60,9 +61,9 @@ enum State {
     Separated { gap: AxisGap, base: Real, until: Real },
     /// Two leaves whose k-DOPs are not apart: their primitives hold a contact pair.
     Overlapping,
-    /// The pair was split: its records are `children` (up to four, [`NONE`]-padded), of which
-    /// `separated` are separated.
-    Descended { children: [u32; 4], separated: u8 },
+    /// The pair was split: its records are `children` (up to two, [`NONE`]-padded). It holds an
+    /// overlap certificate on its own nodes: once they are apart, the records below are dropped.
+    Descended { children: [u32; 2] },
 }
 
 /// A record of the front.
@@ -70,11 +71,20 @@ enum State {
 struct Record {
     /// The node pair (lower id first).
     nodes: [u32; 2],
-    /// The descended record it was split from, or [`NONE`] at the top of the front.
-    parent: u32,
+    /// The certificate's learned axis order (§5.6's adaptive short-circuit), packed four bits per
+    /// axis ([`pack`]).
+    order: u64,
     state: State,
-    /// The certificate's learned axis order (§5.6's adaptive short-circuit).
-    order: [u8; AXES],
+}
+
+/// Packs an axis order into four bits per axis.
+fn pack(order: &[u8; AXES]) -> u64 {
+    order.iter().rev().fold(0, |packed, &axis| (packed << 4) | axis as u64)
+}
+
+/// The axis order [`pack`] packed.
+fn unpack(packed: u64) -> [u8; AXES] {
+    std::array::from_fn(|k| ((packed >> (4 * k)) & 0xf) as u8)
 }
 
 /// What a change of the front asks of the contact manager.
@@ -117,6 +127,7 @@ pub(super) struct KdopHierarchy {
     /// State of the xorshift that picks the random axis of the short-circuit (deterministic).
     random: u64,
     scratch: [Vec<TubePoint>; 2],
+    scratch_ids: Vec<u32>,
 }
 
 /// The tube of vertex `u` now and the next change of its nominal velocity (+∞: none).
@@ -140,6 +151,7 @@ impl KdopHierarchy {
             slack,
             random: 0x9e37_79b9_7f4a_7c15,
             scratch: [Vec::new(), Vec::new()],
+            scratch_ids: Vec::new(),
         };
         let centroids: Vec<Vec3> = primitives
             .iter()
@@ -203,7 +215,7 @@ impl KdopHierarchy {
         let [triangles, points, spheres, segments] = self.roots;
         for other in [points, spheres] {
             if triangles != NONE && other != NONE {
-                self.place(triangles, other, NONE, NATURAL_ORDER, t, primitives, tube, &mut out);
+                self.place(triangles, other, NATURAL_ORDER, t, primitives, tube, &mut out);
             }
         }
         for root in [segments, spheres] {
@@ -222,7 +234,7 @@ impl KdopHierarchy {
         }
         self.expand_self(a, t, primitives, tube, out);
         self.expand_self(b, t, primitives, tube, out);
-        self.place(a, b, NONE, NATURAL_ORDER, t, primitives, tube, out);
+        self.place(a, b, NATURAL_ORDER, t, primitives, tube, out);
     }
 
     fn is_leaf(&self, n: u32) -> bool {
@@ -255,6 +267,24 @@ impl KdopHierarchy {
             return !p.vertices.iter().any(|u| q.vertices.contains(u));
         }
         true
+    }
+
+    /// True if a vertex belongs to primitives below both `a` and `b` (so their k-DOPs always
+    /// touch).
+    fn share_vertex(&mut self, a: u32, b: u32, primitives: &[Primitive]) -> bool {
+        let (small, large) = if self.size(a) <= self.size(b) { (a, b) } else { (b, a) };
+        let range = |n: u32| self.nodes[n as usize].first as usize..self.nodes[n as usize].end as usize;
+        let (small, large) = (range(small), range(large));
+        let ids = &mut self.scratch_ids;
+        ids.clear();
+        for &i in &self.order[small] {
+            ids.extend(primitives[i as usize].vertices.iter().map(|u| u.0));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        self.order[large]
+            .iter()
+            .any(|&i| primitives[i as usize].vertices.iter().any(|u| ids.binary_search(&u.0).is_ok()))
     }
 
     /// The node pairs a pair descends into: the children of its larger node (ties: the lower id).
@@ -337,7 +367,7 @@ impl KdopHierarchy {
     fn remove(&mut self, id: u32, out: &mut FrontChanges) {
         let record = std::mem::replace(
             &mut self.records[id as usize],
-            Record { nodes: [NONE; 2], parent: NONE, state: State::Free, order: NATURAL_ORDER },
+            Record { nodes: [NONE; 2], state: State::Free, order: pack(&NATURAL_ORDER) },
         );
         match record.state {
             State::Separated { .. } => self.unlist(id, record.nodes),
@@ -388,15 +418,14 @@ impl KdopHierarchy {
         }
     }
 
-    /// Places the node pair `a`, `b` below record `parent` at `t`: a separated record, an
-    /// overlapping one, or a descended one with its children placed in turn. Returns the record,
-    /// or `None` if no primitive pair below can ever need contact.
+    /// Places the node pair `a`, `b` at `t`: a separated record, an overlapping one, or a
+    /// descended one with its children placed in turn. Returns the record, or `None` if no
+    /// primitive pair below can ever need contact.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
         a: u32,
         b: u32,
-        parent: u32,
         mut order: [u8; AXES],
         t: Real,
         primitives: &[Primitive],
@@ -407,131 +436,121 @@ impl KdopHierarchy {
             return None;
         }
         let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
-        let id = self.insert(Record { nodes: [a, b], parent, state: State::Free, order });
+        let id = self.insert(Record { nodes: [a, b], order: pack(&order), state: State::Free });
         match gap {
             Some(gap) => self.separate(id, gap, t, until, out),
             None if self.is_leaf(a) && self.is_leaf(b) => self.overlap(id, t, out),
-            None => self.descend(id, t, primitives, tube, out),
-        }
-        if matches!(self.records[id as usize].state, State::Free) {
-            self.free.push(id);
-            return None;
+            None if self.share_vertex(a, b, primitives) => {
+                // connected nodes can never come apart: like a node against itself, the pair is
+                // expanded for good and needs no record
+                self.records[id as usize].state = State::Free;
+                self.free.push(id);
+                for (x, y) in self.child_pairs(a, b) {
+                    self.place(x, y, order, t, primitives, tube, out);
+                }
+                return None;
+            }
+            None => {
+                if !self.descend(id, t, primitives, tube, out) {
+                    // nothing below can ever pair: no record
+                    self.records[id as usize].state = State::Free;
+                    self.free.push(id);
+                    return None;
+                }
+            }
         }
         Some(id)
     }
 
-    /// Record `id` (not separated, not two leaves) descends into its children.
-    fn descend(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) {
+    /// Record `id` (not separated, not two leaves; its nodes' tubes in the scratch) descends into
+    /// its children and holds an overlap certificate on its own nodes, whose failure may merge
+    /// the children back. Returns false if it has no children (nothing below can ever pair); it
+    /// is descended all the same.
+    fn descend(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) -> bool {
+        let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
         let Record { nodes: [a, b], order, .. } = self.records[id as usize];
-        let mut children = [NONE; 4];
-        let mut separated = 0;
+        let mut children = [NONE; 2];
         let mut n = 0;
         for (x, y) in self.child_pairs(a, b) {
-            if let Some(child) = self.place(x, y, id, order, t, primitives, tube, out) {
+            if let Some(child) = self.place(x, y, unpack(order), t, primitives, tube, out) {
                 children[n] = child;
                 n += 1;
-                separated += matches!(self.records[child as usize].state, State::Separated { .. }) as u8;
             }
         }
-        // no children: nothing below can ever pair, and the slot is left free
-        self.records[id as usize].state = if n == 0 { State::Free } else { State::Descended { children, separated } };
+        self.records[id as usize].state = State::Descended { children };
+        if due.is_finite() {
+            out.schedule.push((id, t + due));
+        }
+        n > 0
     }
 
-    /// Record `id`'s certificate fired at `t`: reconfirm it, descend, or (for two leaves) turn
-    /// overlapping into separated or the reverse.
+    /// Record `id`'s certificate fired at `t`: a separated record is reconfirmed or descends (two
+    /// leaves turn overlapping); an overlapping or descended one turns separated (dropping its
+    /// records below) if its k-DOPs are now apart, else its overlap certificate is renewed.
     pub(super) fn event(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf) -> FrontChanges {
         let mut out = FrontChanges::default();
         let Some(record) = self.records.get(id as usize) else { return out };
         let [a, b] = record.nodes;
-        let mut order = record.order;
-        match record.state {
-            State::Free | State::Descended { .. } => {}
-            State::Separated { .. } => {
-                let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
-                self.records[id as usize].order = order;
+        let mut order = unpack(record.order);
+        let state = record.state.clone();
+        if matches!(state, State::Free) {
+            return out;
+        }
+        let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
+        self.records[id as usize].order = pack(&order);
+        match (state, gap) {
+            (State::Free, _) => {}
+            (State::Separated { .. }, Some(gap)) => {
                 self.unlist(id, [a, b]);
-                match gap {
-                    Some(gap) => self.separate(id, gap, t, until, &mut out),
-                    None => {
-                        self.count_separated(self.records[id as usize].parent, -1);
-                        if self.is_leaf(a) && self.is_leaf(b) {
-                            self.overlap(id, t, &mut out);
-                        } else {
-                            self.descend(id, t, primitives, tube, &mut out);
-                            if matches!(self.records[id as usize].state, State::Free) {
-                                self.detach(id, &mut out);
-                            }
-                        }
-                    }
+                self.separate(id, gap, t, until, &mut out);
+            }
+            (State::Separated { .. }, None) => {
+                self.unlist(id, [a, b]);
+                if self.is_leaf(a) && self.is_leaf(b) {
+                    self.overlap(id, t, &mut out);
+                } else {
+                    // with no children it stays descended: its overlap certificate ends it
+                    self.descend(id, t, primitives, tube, &mut out);
                 }
             }
-            State::Overlapping => {
-                let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
-                self.records[id as usize].order = order;
-                match gap {
-                    Some(gap) => {
-                        let pair = self.primitive_pair(a, b);
-                        self.overlapping.remove(&pair);
-                        out.lost.push(pair);
-                        self.separate(id, gap, t, until, &mut out);
-                        let parent = self.records[id as usize].parent;
-                        self.count_separated(parent, 1);
-                        self.coarsen(parent, t, primitives, tube, &mut out);
-                    }
-                    None => self.schedule_overlap(id, t, &mut out),
+            (State::Overlapping, Some(gap)) => {
+                let pair = self.primitive_pair(a, b);
+                self.overlapping.remove(&pair);
+                out.lost.push(pair);
+                self.separate(id, gap, t, until, &mut out);
+            }
+            (State::Descended { children }, Some(gap)) => {
+                // the whole subtree is apart: one certificate covers it again
+                for child in children.into_iter().filter(|&c| c != NONE) {
+                    self.drop_subtree(child, &mut out);
+                }
+                self.separate(id, gap, t, until, &mut out);
+            }
+            (State::Overlapping | State::Descended { .. }, None) => {
+                let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
+                if due.is_finite() {
+                    out.schedule.push((id, t + due));
                 }
             }
         }
         out
     }
 
-    /// Record `id` turned out to have no children: take it out of its parent and free it.
-    fn detach(&mut self, id: u32, out: &mut FrontChanges) {
-        let parent = self.records[id as usize].parent;
-        if parent != NONE {
-            if let State::Descended { children, .. } = &mut self.records[parent as usize].state {
-                if let Some(k) = children.iter().position(|&c| c == id) {
-                    children[k..].rotate_left(1);
-                    children[3] = NONE;
+    /// Removes record `id` and every record below it; overlapping leaf pairs among them are lost.
+    fn drop_subtree(&mut self, id: u32, out: &mut FrontChanges) {
+        match self.records[id as usize].state {
+            State::Descended { children } => {
+                for child in children.into_iter().filter(|&c| c != NONE) {
+                    self.drop_subtree(child, out);
                 }
             }
-        }
-        self.free.push(id);
-        out.forget.push(id);
-    }
-
-    /// One more (`+1`) or one fewer (`-1`) of descended record `parent`'s children is separated.
-    fn count_separated(&mut self, parent: u32, change: i8) {
-        if parent == NONE {
-            return;
-        }
-        if let State::Descended { separated, .. } = &mut self.records[parent as usize].state {
-            *separated = separated.wrapping_add_signed(change);
-        }
-    }
-
-    /// Merges descended record `id`'s children back into it while they are all separated and its
-    /// own k-DOPs are apart again, going up the front.
-    fn coarsen(&mut self, mut id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) {
-        while id != NONE {
-            let State::Descended { children, separated } = self.records[id as usize].state else { return };
-            let count = children.iter().filter(|&&c| c != NONE).count() as u8;
-            if separated < count {
-                return;
+            State::Overlapping => {
+                let [a, b] = self.records[id as usize].nodes;
+                out.lost.push(self.primitive_pair(a, b));
             }
-            let [a, b] = self.records[id as usize].nodes;
-            let mut order = self.records[id as usize].order;
-            let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
-            let Some(gap) = gap else { return };
-            for child in children.into_iter().filter(|&c| c != NONE) {
-                self.remove(child, out);
-            }
-            self.records[id as usize].order = order;
-            self.separate(id, gap, t, until, out);
-            let parent = self.records[id as usize].parent;
-            self.count_separated(parent, 1);
-            id = parent;
+            State::Separated { .. } | State::Free => {}
         }
+        self.remove(id, out);
     }
 
     /// Vertex `u` (of `primitives_of_u`) left its tube at `t` and was re-centred on velocity `v`
@@ -593,9 +612,10 @@ impl KdopHierarchy {
         pairs
     }
 
-    /// Records holding a certificate (separated or overlapping).
+    /// Records of the front, each with its certificate: separated (non-overlap), overlapping and
+    /// descended (overlap).
     pub(super) fn certificates(&self) -> usize {
-        self.records.iter().filter(|r| matches!(r.state, State::Separated { .. } | State::Overlapping)).count()
+        self.records.len() - self.free.len()
     }
 
     /// Heap bytes of the trees and the front (an estimate from capacities).
@@ -609,6 +629,7 @@ impl KdopHierarchy {
             + self.separated_of.capacity() * size_of::<SmallVec<[u32; 2]>>()
             + lists
             + self.scratch.iter().map(|s| s.capacity() * size_of::<TubePoint>()).sum::<usize>()
+            + self.scratch_ids.capacity() * 4
     }
 }
 
@@ -619,5 +640,25 @@ fn class_of(shape: Shape) -> usize {
         Shape::Point => 1,
         Shape::Sphere(_) => 2,
         Shape::Segment => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_orders_pack_into_four_bits_each() {
+        let mut order = NATURAL_ORDER;
+        order.swap(0, 12);
+        order.swap(3, 7);
+        assert_eq!(unpack(pack(&order)), order);
+        assert_eq!(unpack(pack(&NATURAL_ORDER)), NATURAL_ORDER);
+    }
+
+    #[test]
+    fn a_front_record_stays_small() {
+        // issue 4's memory goal: the records are most of the k-DOP hierarchy's bytes
+        assert!(std::mem::size_of::<Record>() <= 64, "{} bytes", std::mem::size_of::<Record>());
     }
 }
