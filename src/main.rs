@@ -306,7 +306,7 @@ fn info(scene: &str) -> ExitCode {
     if let Some(contact) = sim.avi().and_then(|e| e.contact()) {
         let c = contact.settings();
         let broad = match contact.cell_size() {
-            None if contact.kdop_certificates() > 0 => {
+            None if contact.is_kdop() => {
                 format!("k-DOP hierarchy, {} certificates at the start", contact.kdop_certificates())
             }
             None => "all pairs".to_string(),

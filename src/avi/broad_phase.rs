@@ -209,7 +209,7 @@ impl BroadPhase {
         self.kdop.is_some()
     }
 
-    /// Number of live k-DOP certificates (separated and overlapping front records; 0 otherwise).
+    /// Number of live k-DOP front records, each with its certificate (0 otherwise).
     pub(super) fn kdop_certificates(&self) -> usize {
         self.kdop.as_ref().map_or(0, KdopHierarchy::certificates)
     }

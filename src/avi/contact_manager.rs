@@ -521,8 +521,8 @@ impl ContactManager {
         self.broad.cell_size()
     }
 
-    /// Number of live k-DOP front certificates, separated and overlapping (0 for the other broad
-    /// phases).
+    /// Number of live k-DOP front records, each with its certificate: separated, overlapping and
+    /// descended (0 for the other broad phases).
     pub fn kdop_certificates(&self) -> usize {
         self.broad.kdop_certificates()
     }
@@ -626,6 +626,11 @@ impl ContactManager {
         } else {
             self.grid_event(id, t, model)
         }
+    }
+
+    /// True if the broad phase is the k-DOP hierarchy.
+    pub fn is_kdop(&self) -> bool {
+        self.broad.is_kdop()
     }
 
     /// The event label of broad-phase certificates: `"grid"` or `"kdop"`.
@@ -1252,8 +1257,8 @@ impl ContactManager {
 }
 
 impl ContactManager {
-    /// Audit of the broad phase: every candidate primitive pair whose gap is below η(1) holds a
-    /// pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
+    /// Audit of the broad phase: every candidate primitive pair whose gap is below the reach
+    /// 2·profitability·η(1) (what both kinetic broad phases promise) holds a pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
     /// through the grid or the k-DOP front; nothing to check for all pairs, where every candidate
     /// holds one.
     fn audit_broad_phase(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
@@ -1261,11 +1266,12 @@ impl ContactManager {
             return Ok(());
         }
         let v = &model.vertices;
-        let eta = self.settings.layers.thickness(1);
-        // boxes inflated by radius + η/2: primitives whose boxes miss each other are more than η apart
+        let reach = 2.0 * self.settings.profitability * self.settings.layers.thickness(1);
+        // boxes inflated by radius + reach/2: primitives whose boxes miss each other are farther
+        // apart than the reach
         let mut boxes: Vec<(Vec3, Vec3, u32)> = (0..self.broad.len() as u32)
             .map(|i| {
-                let grow = Vec3::repeat(self.broad.radius(i) + 0.5 * eta);
+                let grow = Vec3::repeat(self.broad.radius(i) + 0.5 * reach);
                 let x = self.broad.vertices(i).iter().map(|&u| v.position_at(u, t.seconds()));
                 let (lo, hi) = x
                     .fold((Vec3::repeat(Real::INFINITY), Vec3::repeat(Real::NEG_INFINITY)), |(lo, hi), x| {
@@ -1288,11 +1294,11 @@ impl ContactManager {
                 let Some(kind) = self.broad.pair_kind(i, j) else { continue };
                 x.clear();
                 x.extend(kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
-                if kind.measure(&x).gap <= eta {
+                if kind.measure(&x).gap < reach * (1.0 - 1e-9) {
                     return Err(AuditFailure {
                         pair: PairId::default(),
                         time: t.seconds(),
-                        what: "two primitives closer than η(1) hold no pair: the broad phase missed them",
+                        what: "two primitives closer than the reach hold no pair: the broad phase missed them",
                     });
                 }
             }

@@ -10,14 +10,15 @@
 //! its state is the *front*, a cut through the traversal tree, and each front record holds a
 //! certificate that says when the traversal may take a different path:
 //!
-//! - a **separated** record (node pair whose k-DOPs are apart by more than the reach plus a slack)
-//!   holds a non-overlap certificate: its best axis's linear envelope, which fails when the gap may
+//! - a **separated** record (node pair whose k-DOPs are apart by more than the reach plus half a
+//!   slack) holds a non-overlap certificate: its best axis's linear envelope, which fails when the gap may
 //!   reach the contact reach. On failure the k-DOPs are recomputed; if they are still apart by the
 //!   reach plus half the slack the record is reconfirmed (§5.6), otherwise the pair descends into
 //!   its children (the node with more primitives is split);
 //! - an **overlapping** record (two leaves not separated) is a primitive pair that holds a contact
 //!   pair; its overlap certificate fails when some axis may separate them by the reach plus the
-//!   slack; then it turns separated and its contact pair goes;
+//!   slack; then, if they are apart by the reach plus half the slack, it turns separated and its
+//!   contact pair goes, else the certificate is renewed;
 //! - a **descended** record (a split pair) links its children and holds an overlap certificate
 //!   on its own nodes: when its k-DOPs are apart again, the records below it are dropped (their
 //!   contact pairs lost) and it turns separated, so the front (and memory) shrinks when contact
@@ -25,8 +26,11 @@
 //!
 //! **Supports.** A separated record's support is every vertex of its two nodes (ACM Table 1). A
 //! kick that re-centres a vertex's tube widens the envelope of each separated record above the
-//! vertex's primitives in O(1) ([`crate::kds::kdop::AxisGap::admit`]) and reschedules it; an
-//! overlapping record is not touched: it only decides when a pair may be freed.
+//! vertex's primitives in O(1) ([`crate::kds::kdop::AxisGap::admit`]) and reschedules it. Overlap
+//! certificates only decide when a pair or a subtree may be freed, so a kick leaves a scheduled
+//! one alone (it may then fire late, which only delays the freeing); one that never fails on the
+//! tubes it was computed on is instead *watched*, and the next kick that moves a tube below it
+//! re-checks it at once.
 
 use super::broad_phase::{Primitive, Shape};
 use crate::ids::VertexId;
@@ -59,11 +63,13 @@ enum State {
     /// The nodes' k-DOPs are apart: `gap` is the envelope of the best axis from time `base`;
     /// `until` is the next change of a scripted velocity among their vertices.
     Separated { gap: AxisGap, base: Real, until: Real },
-    /// Two leaves whose k-DOPs are not apart: their primitives hold a contact pair.
-    Overlapping,
+    /// Two leaves whose k-DOPs are not apart: their primitives hold a contact pair. `watched`:
+    /// its overlap certificate never fails on the current tubes, so it waits in the nodes' watch
+    /// lists for a kick that moves a tube.
+    Overlapping { watched: bool },
     /// The pair was split: its records are `children` (up to two, [`NONE`]-padded). It holds an
     /// overlap certificate on its own nodes: once they are apart, the records below are dropped.
-    Descended { children: [u32; 2] },
+    Descended { children: [u32; 2], watched: bool },
 }
 
 /// A record of the front.
@@ -114,8 +120,10 @@ pub(super) struct KdopHierarchy {
     free: Vec<u32>,
     /// The overlapping record of each primitive pair (i < j) that has one.
     overlapping: FixedHashMap<(u32, u32), u32>,
-    /// For each node, the separated records naming it (their support runs through it).
-    separated_of: Vec<SmallVec<[u32; 2]>>,
+    /// For each node, the records naming it that a kick below must revisit: separated records
+    /// (their envelopes widen) and overlap certificates that never fail on the current tubes
+    /// (they are re-checked at once).
+    watched_of: Vec<SmallVec<[u32; 2]>>,
     /// Visit marks of [`Self::tube_moved`].
     visited: Vec<u32>,
     visit: u32,
@@ -144,7 +152,7 @@ impl KdopHierarchy {
             records: Vec::new(),
             free: Vec::new(),
             overlapping: FixedHashMap::default(),
-            separated_of: Vec::new(),
+            watched_of: Vec::new(),
             visited: Vec::new(),
             visit: 0,
             reach,
@@ -164,7 +172,7 @@ impl KdopHierarchy {
                 h.roots[class] = h.build(&mut members, NONE, &centroids, primitives);
             }
         }
-        h.separated_of = vec![SmallVec::new(); h.nodes.len()];
+        h.watched_of = vec![SmallVec::new(); h.nodes.len()];
         h.visited = vec![0; h.nodes.len()];
         h
     }
@@ -370,12 +378,15 @@ impl KdopHierarchy {
             Record { nodes: [NONE; 2], state: State::Free, order: pack(&NATURAL_ORDER) },
         );
         match record.state {
-            State::Separated { .. } => self.unlist(id, record.nodes),
-            State::Overlapping => {
+            State::Separated { .. } | State::Descended { watched: true, .. } => self.unlist(id, record.nodes),
+            State::Overlapping { watched } => {
+                if watched {
+                    self.unlist(id, record.nodes);
+                }
                 let pair = self.primitive_pair(record.nodes[0], record.nodes[1]);
                 self.overlapping.remove(&pair);
             }
-            State::Descended { .. } | State::Free => {}
+            State::Descended { watched: false, .. } | State::Free => {}
         }
         self.free.push(id);
         out.forget.push(id);
@@ -383,13 +394,13 @@ impl KdopHierarchy {
 
     fn list(&mut self, id: u32, nodes: [u32; 2]) {
         for n in nodes {
-            self.separated_of[n as usize].push(id);
+            self.watched_of[n as usize].push(id);
         }
     }
 
     fn unlist(&mut self, id: u32, nodes: [u32; 2]) {
         for n in nodes {
-            self.separated_of[n as usize].retain(|r| *r != id);
+            self.watched_of[n as usize].retain(|r| *r != id);
         }
     }
 
@@ -401,21 +412,34 @@ impl KdopHierarchy {
         out.schedule.push((id, (t + gap.time_to(self.reach)).min(until)));
     }
 
-    /// Makes record `id` (two leaves) overlapping at `t` and schedules its overlap certificate.
-    fn overlap(&mut self, id: u32, t: Real, out: &mut FrontChanges) {
+    /// Makes record `id` (two leaves, their tubes in the scratch) overlapping at `t` and arms its
+    /// overlap certificate.
+    fn overlap(&mut self, id: u32, t: Real, until: Real, out: &mut FrontChanges) {
         let [a, b] = self.records[id as usize].nodes;
-        self.records[id as usize].state = State::Overlapping;
+        self.records[id as usize].state = State::Overlapping { watched: false };
         let pair = self.primitive_pair(a, b);
         self.overlapping.insert(pair, id);
         out.gained.push(pair);
-        self.schedule_overlap(id, t, out);
+        self.arm_overlap(id, t, until, out);
     }
 
-    fn schedule_overlap(&mut self, id: u32, t: Real, out: &mut FrontChanges) {
-        let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
-        if due.is_finite() {
-            out.schedule.push((id, t + due));
+    /// Arms the overlap certificate of record `id` (overlapping or descended, not watched; its
+    /// nodes' tubes in the scratch): scheduled at its failure time or the next scripted change
+    /// `until`, or, if neither is finite, watched, so the next kick that moves a tube below
+    /// re-checks it.
+    fn arm_overlap(&mut self, id: u32, t: Real, until: Real, out: &mut FrontChanges) {
+        let at = (t + overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack)).min(until);
+        if at.is_finite() {
+            out.schedule.push((id, at));
+            return;
         }
+        let nodes = self.records[id as usize].nodes;
+        match &mut self.records[id as usize].state {
+            State::Overlapping { watched } | State::Descended { watched, .. } => *watched = true,
+            State::Separated { .. } | State::Free => unreachable!("only overlap certificates are armed"),
+        }
+        self.list(id, nodes);
+        out.forget.push(id);
     }
 
     /// Places the node pair `a`, `b` at `t`: a separated record, an overlapping one, or a
@@ -439,7 +463,7 @@ impl KdopHierarchy {
         let id = self.insert(Record { nodes: [a, b], order: pack(&order), state: State::Free });
         match gap {
             Some(gap) => self.separate(id, gap, t, until, out),
-            None if self.is_leaf(a) && self.is_leaf(b) => self.overlap(id, t, out),
+            None if self.is_leaf(a) && self.is_leaf(b) => self.overlap(id, t, until, out),
             None if self.share_vertex(a, b, primitives) => {
                 // connected nodes can never come apart: like a node against itself, the pair is
                 // expanded for good and needs no record
@@ -451,7 +475,7 @@ impl KdopHierarchy {
                 return None;
             }
             None => {
-                if !self.descend(id, t, primitives, tube, out) {
+                if !self.descend(id, t, until, false, primitives, tube, out) {
                     // nothing below can ever pair: no record
                     self.records[id as usize].state = State::Free;
                     self.free.push(id);
@@ -462,11 +486,23 @@ impl KdopHierarchy {
         Some(id)
     }
 
-    /// Record `id` (not separated, not two leaves; its nodes' tubes in the scratch) descends into
-    /// its children and holds an overlap certificate on its own nodes, whose failure may merge
-    /// the children back. Returns false if it has no children (nothing below can ever pair); it
-    /// is descended all the same.
-    fn descend(&mut self, id: u32, t: Real, primitives: &[Primitive], tube: &TubeOf, out: &mut FrontChanges) -> bool {
+    /// Record `id` (not separated, not two leaves; its nodes' tubes in the scratch, their next
+    /// scripted change `until`) descends into its children and arms an overlap certificate on its
+    /// own nodes, whose failure may merge the children back. Returns false if it has no children
+    /// (nothing below can ever pair); it is descended all the same, and its certificate is armed
+    /// only if `always_arm`.
+    #[allow(clippy::too_many_arguments)]
+    fn descend(
+        &mut self,
+        id: u32,
+        t: Real,
+        until: Real,
+        always_arm: bool,
+        primitives: &[Primitive],
+        tube: &TubeOf,
+        out: &mut FrontChanges,
+    ) -> bool {
+        // the certificate is armed on this pair's tubes, before the children overwrite the scratch
         let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
         let Record { nodes: [a, b], order, .. } = self.records[id as usize];
         let mut children = [NONE; 2];
@@ -477,9 +513,15 @@ impl KdopHierarchy {
                 n += 1;
             }
         }
-        self.records[id as usize].state = State::Descended { children };
-        if due.is_finite() {
-            out.schedule.push((id, t + due));
+        self.records[id as usize].state = State::Descended { children, watched: false };
+        if n > 0 || always_arm {
+            let at = (t + due).min(until);
+            if at.is_finite() {
+                out.schedule.push((id, at));
+            } else {
+                self.records[id as usize].state = State::Descended { children, watched: true };
+                self.list(id, [a, b]);
+            }
         }
         n > 0
     }
@@ -493,8 +535,17 @@ impl KdopHierarchy {
         let [a, b] = record.nodes;
         let mut order = unpack(record.order);
         let state = record.state.clone();
-        if matches!(state, State::Free) {
-            return out;
+        match state {
+            State::Free => return out,
+            // a watched certificate leaves the watch lists; re-armed below if still needed
+            State::Overlapping { watched: true } | State::Descended { watched: true, .. } => {
+                self.unlist(id, [a, b]);
+                match &mut self.records[id as usize].state {
+                    State::Overlapping { watched } | State::Descended { watched, .. } => *watched = false,
+                    _ => {}
+                }
+            }
+            _ => {}
         }
         let (gap, until) = self.separation(a, b, &mut order, primitives, tube);
         self.records[id as usize].order = pack(&order);
@@ -507,31 +558,26 @@ impl KdopHierarchy {
             (State::Separated { .. }, None) => {
                 self.unlist(id, [a, b]);
                 if self.is_leaf(a) && self.is_leaf(b) {
-                    self.overlap(id, t, &mut out);
+                    self.overlap(id, t, until, &mut out);
                 } else {
                     // with no children it stays descended: its overlap certificate ends it
-                    self.descend(id, t, primitives, tube, &mut out);
+                    self.descend(id, t, until, true, primitives, tube, &mut out);
                 }
             }
-            (State::Overlapping, Some(gap)) => {
+            (State::Overlapping { .. }, Some(gap)) => {
                 let pair = self.primitive_pair(a, b);
                 self.overlapping.remove(&pair);
                 out.lost.push(pair);
                 self.separate(id, gap, t, until, &mut out);
             }
-            (State::Descended { children }, Some(gap)) => {
+            (State::Descended { children, .. }, Some(gap)) => {
                 // the whole subtree is apart: one certificate covers it again
                 for child in children.into_iter().filter(|&c| c != NONE) {
                     self.drop_subtree(child, &mut out);
                 }
                 self.separate(id, gap, t, until, &mut out);
             }
-            (State::Overlapping | State::Descended { .. }, None) => {
-                let due = overlap_time(&self.scratch[0], &self.scratch[1], self.reach + self.slack);
-                if due.is_finite() {
-                    out.schedule.push((id, t + due));
-                }
-            }
+            (State::Overlapping { .. } | State::Descended { .. }, None) => self.arm_overlap(id, t, until, &mut out),
         }
         out
     }
@@ -539,12 +585,12 @@ impl KdopHierarchy {
     /// Removes record `id` and every record below it; overlapping leaf pairs among them are lost.
     fn drop_subtree(&mut self, id: u32, out: &mut FrontChanges) {
         match self.records[id as usize].state {
-            State::Descended { children } => {
+            State::Descended { children, .. } => {
                 for child in children.into_iter().filter(|&c| c != NONE) {
                     self.drop_subtree(child, out);
                 }
             }
-            State::Overlapping => {
+            State::Overlapping { .. } => {
                 let [a, b] = self.records[id as usize].nodes;
                 out.lost.push(self.primitive_pair(a, b));
             }
@@ -574,9 +620,13 @@ impl KdopHierarchy {
             let mut n = self.leaf_of[p as usize];
             while n != NONE && self.visited[n as usize] != self.visit {
                 self.visited[n as usize] = self.visit;
-                for &id in &self.separated_of[n as usize] {
+                for &id in &self.watched_of[n as usize] {
                     let record = &mut self.records[id as usize];
-                    let State::Separated { gap, base, until } = &mut record.state else { continue };
+                    let State::Separated { gap, base, until } = &mut record.state else {
+                        // a watched overlap certificate: re-checked now, on the new tube
+                        schedule.push((id, t));
+                        continue;
+                    };
                     gap.advance(t - *base);
                     *base = t;
                     let side = if record.nodes[0] == n { Side::Lower } else { Side::Upper };
@@ -621,12 +671,12 @@ impl KdopHierarchy {
     /// Heap bytes of the trees and the front (an estimate from capacities).
     pub(super) fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let lists: usize = self.separated_of.iter().map(|l| if l.spilled() { l.capacity() * 4 } else { 0 }).sum();
+        let lists: usize = self.watched_of.iter().map(|l| if l.spilled() { l.capacity() * 4 } else { 0 }).sum();
         self.nodes.capacity() * size_of::<Node>()
             + (self.order.capacity() + self.leaf_of.capacity() + self.free.capacity() + self.visited.capacity()) * 4
             + self.records.capacity() * size_of::<Record>()
             + self.overlapping.capacity() * (size_of::<(u32, u32)>() + 4 + 1)
-            + self.separated_of.capacity() * size_of::<SmallVec<[u32; 2]>>()
+            + self.watched_of.capacity() * size_of::<SmallVec<[u32; 2]>>()
             + lists
             + self.scratch.iter().map(|s| s.capacity() * size_of::<TubePoint>()).sum::<usize>()
             + self.scratch_ids.capacity() * 4

@@ -187,8 +187,9 @@ fn axis_gap(a: &[TubePoint], b: &[TubePoint], i: usize, threshold: Real) -> Opti
 /// than `threshold` (≥ `reach`) now, or `None` if no axis does.
 ///
 /// `order` is the certificate's learned axis order: axes are tried in it until one fails to improve
-/// the bound; then the unused axis `order[first unused + random % unused]` is tried and, if it
-/// improves the bound, moved to the front. If the tried axes separate nothing, every axis is tried
+/// the bound; then, unless the bound is already endless, the unused axis
+/// `order[first unused + random % unused]` is tried and, if it improves the bound, moved to the
+/// front. If the tried axes separate nothing, every axis is tried
 /// before giving up, so `None` means that no axis separates the sets.
 pub fn separating_axis(
     a: &[TubePoint],
