@@ -365,6 +365,12 @@ impl KdopHierarchy {
                 id
             }
             None => {
+                if self.records.len() == self.records.capacity() {
+                    // grow by an eighth rather than double: the front is most of the hierarchy's
+                    // memory (issue 4's bytes-per-vertex goal), and an eighth keeps pushes
+                    // amortised O(1)
+                    self.records.reserve_exact(self.records.len() / 8 + 64);
+                }
                 self.records.push(record);
                 self.records.len() as u32 - 1
             }
