@@ -73,6 +73,19 @@ fn print_split(name: &str, sim: &mut Simulation, window: f64) {
     sim.avi_mut().expect("AVI backend").set_profile(false);
 }
 
+/// Wall time of advancing `iterations` fresh simulations from `start()` to `until` s; building
+/// them is not timed.
+fn time_windows(iterations: u64, start: impl Fn() -> Simulation, until: f64) -> Duration {
+    let mut timed = Duration::ZERO;
+    for _ in 0..iterations {
+        let mut sim = start();
+        let clock = Instant::now();
+        sim.advance_to(until, &mut ()).expect("window");
+        timed += clock.elapsed();
+    }
+    timed
+}
+
 fn contact(c: &mut Criterion) {
     let mut group = c.benchmark_group("contact_per_simulated_window");
     // every timed window starts from the same warmed-up state (a fresh simulation per window, built
@@ -91,16 +104,7 @@ fn contact(c: &mut Criterion) {
                 if !std::mem::replace(&mut printed, true) {
                     print_split(&name, &mut warmed(), window);
                 }
-                b.iter_custom(|iterations| {
-                    let mut timed = Duration::ZERO;
-                    for _ in 0..iterations {
-                        let mut sim = warmed();
-                        let start = Instant::now();
-                        sim.advance_to(warm + window, &mut ()).expect("window");
-                        timed += start.elapsed();
-                    }
-                    timed
-                })
+                b.iter_custom(|iterations| time_windows(iterations, warmed, warm + window))
             });
         }
     }
@@ -182,16 +186,7 @@ fn spikes_scaling(c: &mut Criterion) {
                 if !std::mem::replace(&mut printed, true) {
                     print_scaling(&name, &mut fresh(), SPIKES_PROFILED_WINDOW);
                 }
-                b.iter_custom(|iterations| {
-                    let mut timed = Duration::ZERO;
-                    for _ in 0..iterations {
-                        let mut sim = fresh();
-                        let start = Instant::now();
-                        sim.advance_to(SPIKES_WINDOW, &mut ()).expect("window");
-                        timed += start.elapsed();
-                    }
-                    timed
-                })
+                b.iter_custom(|iterations| time_windows(iterations, fresh, SPIKES_WINDOW))
             });
         }
     }

@@ -102,17 +102,24 @@ fn largest_difference(a: &Frames, b: &Frames) -> f64 {
     a.0.iter().zip(&b.0).flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| (p - q).norm())).fold(0.0, f64::max)
 }
 
+/// The scenes of the law-5 tests, with how long to run each: body–body and self-contact between
+/// shells, a sheet folding onto itself on a floor (with friction), spheres against each other and
+/// the walls of a box (for 0.4 s: later, the many collisions amplify round-off).
+fn law5_scenes() -> [(&'static str, String, f64); 3] {
+    [
+        ("shells", common::colliding_shells(1, 0.1, 1.1), 1.2),
+        ("folding sheet", common::folding_sheet(0.3), 0.3),
+        ("box", spheres_in_a_box(), 0.4),
+    ]
+}
+
 #[test]
 fn the_hash_grid_gives_the_frames_of_all_pairs() {
     // law 5 over three scenes: body–body and self-contact between shells, a sheet folding onto
     // itself on a floor, spheres against each other and the walls of a box (for 0.4 s: later, the
     // many collisions amplify round-off). The grid runs at its default cell size and at half and
     // three times it.
-    for (name, text, end) in [
-        ("shells", common::colliding_shells(1, 0.1, 1.1), 1.2),
-        ("folding sheet", common::folding_sheet(0.3), 0.3),
-        ("box", spheres_in_a_box(), 0.4),
-    ] {
+    for (name, text, end) in law5_scenes() {
         let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
         let (sim, grid) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
         let contact = sim.avi().unwrap().contact().unwrap();
@@ -131,11 +138,7 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
 #[test]
 fn the_kdop_hierarchy_gives_the_frames_of_all_pairs() {
     // law 5 for the k-DOP hierarchy (ACM §5.5) on the same three scenes, audited at every event
-    for (name, text, end) in [
-        ("shells", common::colliding_shells(1, 0.1, 1.1), 1.2),
-        ("folding sheet", common::folding_sheet(0.3), 0.3),
-        ("box", spheres_in_a_box(), 0.4),
-    ] {
+    for (name, text, end) in law5_scenes() {
         let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
         let (sim, kdop) = run(&text, BroadPhaseKind::Kdop, true, end);
         let contact = sim.avi().unwrap().contact().unwrap();

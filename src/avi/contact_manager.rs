@@ -657,24 +657,39 @@ impl ContactManager {
         for (record, at) in changes.schedule {
             request_front(record, at, &mut out);
         }
-        for (a, b) in changes.lost {
+        self.follow_broad_phase(changes.lost, changes.gained, t, model, &mut out)?;
+        Ok(out)
+    }
+
+    /// The broad phase lost and gained these primitive pairs (i < j) at `t`: a lost pair with no
+    /// layer on is removed (one with layers goes when its last layer retires); a gained pair
+    /// without one is made and certified.
+    fn follow_broad_phase(
+        &mut self,
+        lost: impl IntoIterator<Item = (u32, u32)>,
+        gained: impl IntoIterator<Item = (u32, u32)>,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        for (a, b) in lost {
             if let Some(&k) = self.pair_of.get(&(a, b)) {
                 if self.pairs[k].layers.is_empty() {
-                    self.remove_pair(k, &mut out);
+                    self.remove_pair(k, out);
                 }
             }
         }
-        for (a, b) in changes.gained {
+        for (a, b) in gained {
             if self.pair_of.contains_key(&(a, b)) {
                 continue;
             }
             if let Some(kind) = self.broad.pair_kind(a, b) {
                 let k = self.insert_pair(kind, Some((a, b)), model);
                 self.pairs_created += 1;
-                self.certify(k, t, model, &mut out)?;
+                self.certify(k, t, model, out)?;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): its fat box is recomputed;
@@ -685,25 +700,8 @@ impl ContactManager {
         let mut out = Vec::new();
         let (tubes, next_change) = self.primitive_tubes(i, t, model);
         let (gained, lost, exit) = self.broad.recover(i, t.seconds(), model, &tubes);
-        for j in lost {
-            let key = (i.min(j), i.max(j));
-            if let Some(&k) = self.pair_of.get(&key) {
-                if self.pairs[k].layers.is_empty() {
-                    self.remove_pair(k, &mut out);
-                }
-            }
-        }
-        for j in gained {
-            let (a, b) = (i.min(j), i.max(j));
-            if self.pair_of.contains_key(&(a, b)) {
-                continue;
-            }
-            if let Some(kind) = self.broad.pair_kind(a, b) {
-                let k = self.insert_pair(kind, Some((a, b)), model);
-                self.pairs_created += 1;
-                self.certify(k, t, model, &mut out)?;
-            }
-        }
+        let ordered = |j: u32| (i.min(j), i.max(j));
+        self.follow_broad_phase(lost.into_iter().map(ordered), gained.into_iter().map(ordered), t, model, &mut out)?;
         self.request_grid(i, exit.min(next_change), &mut out);
         Ok(out)
     }
