@@ -606,8 +606,9 @@ impl KdopHierarchy {
     }
 
     /// Vertex `u` (of `primitives_of_u`) left its tube at `t` and was re-centred on velocity `v`
-    /// with tolerance ε: every separated record whose support holds it widens its envelope; their
-    /// new failure times are appended to `schedule`.
+    /// with tolerance ε: every separated record whose support holds it widens its envelope where
+    /// the envelope did not already bound the new tube; their new failure times are appended to
+    /// `schedule`.
     pub(super) fn tube_moved(
         &mut self,
         primitives_of_u: &[u32],
@@ -633,11 +634,16 @@ impl KdopHierarchy {
                         schedule.push((id, t));
                         continue;
                     };
-                    gap.advance(t - *base);
-                    *base = t;
                     let side = if record.nodes[0] == n { Side::Lower } else { Side::Upper };
-                    gap.admit(side, v, tolerance);
-                    schedule.push((id, (t + gap.time_to(self.reach)).min(*until)));
+                    // the envelope is a line: moving its base changes nothing, and if it already
+                    // bounds the new tube the failure time (and the queue) stay as they are
+                    let mut widened = *gap;
+                    widened.advance(t - *base);
+                    if widened.admit(side, v, tolerance) {
+                        *gap = widened;
+                        *base = t;
+                        schedule.push((id, (t + gap.time_to(self.reach)).min(*until)));
+                    }
                 }
                 n = self.nodes[n as usize].parent;
             }

@@ -147,15 +147,18 @@ impl AxisGap {
     }
 
     /// Widens the envelope for a vertex of the set on `side` whose tube was re-centred on
-    /// velocity `v` (tolerance ε): the envelope stays a bound for the new tube as well.
-    pub fn admit(&mut self, side: Side, v: &Vec3, tolerance: Real) {
+    /// velocity `v` (tolerance ε): the envelope stays a bound for the new tube as well. Returns
+    /// false if the envelope already bounded the new tube (its failure time is unchanged).
+    pub fn admit(&mut self, side: Side, v: &Vec3, tolerance: Real) -> bool {
         let d = axis(self.axis as usize);
         let sign = if self.flipped { -1.0 } else { 1.0 };
         let s = sign * d.dot(v);
         match side {
-            Side::Lower => self.lower_speed = self.lower_speed.max(s + tolerance),
-            Side::Upper => self.upper_speed = self.upper_speed.min(s - tolerance),
+            Side::Lower if s + tolerance > self.lower_speed => self.lower_speed = s + tolerance,
+            Side::Upper if s - tolerance < self.upper_speed => self.upper_speed = s - tolerance,
+            _ => return false,
         }
+        true
     }
 }
 
@@ -321,14 +324,16 @@ mod tests {
         let mut gap = separating_axis(&a, &b, &mut order, 0.1, 0.1, 0).expect("separated");
         assert_eq!(gap.time_to(0.1), Real::INFINITY);
         gap.advance(0.5);
-        gap.admit(Side::Lower, &Vec3::new(0.0, 0.0, 2.0), 0.0);
+        assert!(gap.admit(Side::Lower, &Vec3::new(0.0, 0.0, 2.0), 0.0));
         assert!((gap.time_to(0.1) - 0.45).abs() < 1e-12);
+        // a slower tube is already bounded
+        assert!(!gap.admit(Side::Lower, &Vec3::new(0.0, 0.0, 1.0), 0.0));
         // the same pair the other way round: the gap is measured along −z, b is the lower set
         let mut order = NATURAL_ORDER;
         let mut flipped = separating_axis(&b, &a, &mut order, 0.1, 0.1, 0).expect("separated");
         assert!(flipped.flipped);
         flipped.advance(0.5);
-        flipped.admit(Side::Upper, &Vec3::new(0.0, 0.0, 2.0), 0.0);
+        assert!(flipped.admit(Side::Upper, &Vec3::new(0.0, 0.0, 2.0), 0.0));
         assert!((flipped.time_to(0.1) - 0.45).abs() < 1e-12);
     }
 
