@@ -36,7 +36,7 @@ pub enum BroadPhaseKind {
         cell_size: Option<Real>,
     },
     /// The kinetic k-DOP hierarchy (ACM §5.5–5.6): bounding-volume trees of 26-DOPs and a front
-    /// of overlap and non-overlap certificates ([`super::kdop_hierarchy`]).
+    /// of overlap and non-overlap certificates (`src/avi/kdop_hierarchy.rs`).
     Kdop,
 }
 

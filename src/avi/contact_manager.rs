@@ -619,7 +619,7 @@ impl ContactManager {
     }
 
     /// A broad-phase certificate failed at `t`: primitive `id`'s grid certificate
-    /// ([`Self::grid_event`]) or k-DOP front record `id`'s ([`Self::kdop_event`]).
+    /// (Phantom §4) or k-DOP front record `id`'s (ACM §5.5).
     pub fn broad_phase_event(&mut self, id: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         if self.broad.is_kdop() {
             self.kdop_event(id, t, model)
