@@ -180,18 +180,27 @@ fn read_all(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-#[test]
-fn law6_two_runs_give_byte_identical_outputs() {
-    let (dir, path) = scene_dir(GOOD, &[]);
-    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
+/// Runs `avicontact run <args> --out <fresh dir> --quiet` twice; returns every file each wrote.
+fn two_runs(args: &[&str]) -> Vec<Vec<(String, Vec<u8>)>> {
+    let dir = tempfile::tempdir().unwrap();
+    ["a", "b"]
         .iter()
         .map(|name| {
             let out = dir.path().join(name);
-            let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+            let mut all = vec!["run"];
+            all.extend_from_slice(args);
+            all.extend_from_slice(&["--out", out.to_str().unwrap(), "--quiet"]);
+            let o = avicontact(&all);
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             read_all(&out)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn law6_two_runs_give_byte_identical_outputs() {
+    let (_dir, path) = scene_dir(GOOD, &[]);
+    let runs = two_runs(&[path.to_str().unwrap()]);
     assert!(
         runs[0].len() >= 7,
         "frames, stats.csv and summary.json were written: {:?}",
@@ -203,17 +212,7 @@ fn law6_two_runs_give_byte_identical_outputs() {
 #[test]
 fn law6_contact_runs_are_byte_identical() {
     // penalty layers, certificates and the event order they create are deterministic too
-    let dir = tempfile::tempdir().unwrap();
-    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
-        .iter()
-        .map(|name| {
-            let out = dir.path().join(name);
-            let o =
-                avicontact(&["run", "sheet-on-sphere", "--duration", "0.2", "--out", out.to_str().unwrap(), "--quiet"]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            read_all(&out)
-        })
-        .collect();
+    let runs = two_runs(&["sheet-on-sphere", "--duration", "0.2"]);
     let summary = &runs[0].iter().find(|f| f.0.ends_with("summary.json")).unwrap().1;
     assert!(String::from_utf8_lossy(summary).contains("\"layer\""), "contact happened");
     assert_eq!(runs[0], runs[1]);
@@ -225,28 +224,12 @@ fn law6_kdop_runs_are_byte_identical() {
     // names it, and a cell size, which only the hash grid has, draws a warning
     let text = include_str!("../scenes/sheet-on-sphere.toml")
         .replace("[contact]", "[contact]\nbroad_phase = \"kdop\"\ncell_size = 0.1");
-    let (dir, path) = scene_dir(&text, &[]);
+    let (_dir, path) = scene_dir(&text, &[]);
     let o = avicontact(&["info", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("k-DOP hierarchy"), "{}", String::from_utf8_lossy(&o.stdout));
     assert!(String::from_utf8_lossy(&o.stderr).contains("contact.cell_size"), "{}", String::from_utf8_lossy(&o.stderr));
-    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
-        .iter()
-        .map(|name| {
-            let out = dir.path().join(name);
-            let o = avicontact(&[
-                "run",
-                path.to_str().unwrap(),
-                "--duration",
-                "0.2",
-                "--out",
-                out.to_str().unwrap(),
-                "--quiet",
-            ]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            read_all(&out)
-        })
-        .collect();
+    let runs = two_runs(&[path.to_str().unwrap(), "--duration", "0.2"]);
     let summary = &runs[0].iter().find(|f| f.0.ends_with("summary.json")).unwrap().1;
     assert!(String::from_utf8_lossy(summary).contains("\"kdop\""), "k-DOP events happened");
     assert!(String::from_utf8_lossy(summary).contains("\"layer\""), "contact happened");
@@ -485,16 +468,8 @@ spring_quartic = [0.0, 500.0]
 spring_damping = 0.01
 fixed = [0]
 "#;
-    let (dir, path) = scene_dir(scene, &[]);
-    let runs: Vec<_> = ["a", "b"]
-        .iter()
-        .map(|name| {
-            let out = dir.path().join(name);
-            let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            read_all(&out)
-        })
-        .collect();
+    let (_dir, path) = scene_dir(scene, &[]);
+    let runs = two_runs(&[path.to_str().unwrap()]);
     assert!(runs[0].iter().any(|(f, _)| f.starts_with("particles/")));
     assert_eq!(runs[0], runs[1]);
 }
@@ -722,17 +697,7 @@ fn the_ball_generator_is_for_solids_and_checks_its_keys() {
 #[test]
 fn law6_sync_contact_runs_are_byte_identical() {
     // Newton with the Jacobi-PCG, IPC and A-search: the same bits on every run
-    let dir = tempfile::tempdir().unwrap();
-    let runs: Vec<Vec<(String, Vec<u8>)>> = ["a", "b"]
-        .iter()
-        .map(|name| {
-            let out = dir.path().join(name);
-            let o =
-                avicontact(&["run", "bar-collision", "--duration", "0.3", "--out", out.to_str().unwrap(), "--quiet"]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            read_all(&out)
-        })
-        .collect();
+    let runs = two_runs(&["bar-collision", "--duration", "0.3"]);
     assert!(runs[0].len() >= 10, "frames were written");
     assert_eq!(runs[0], runs[1]);
 }

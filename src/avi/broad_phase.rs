@@ -169,7 +169,8 @@ impl BroadPhase {
             let slack = if default_cell.is_finite() && default_cell > 0.0 { 0.1 * default_cell } else { reach };
             let mut hierarchy = KdopHierarchy::new(&primitives, &|u| v.position(u), reach, slack);
             let velocities = v.velocities();
-            let changes = hierarchy.start(0.0, &primitives, &|u| vertex_tube(model, velocities, tolerance, u, 0.0));
+            let changes = hierarchy
+                .start(0.0, &primitives, &|u| vertex_tube(model, velocities, tolerance, u, v.position(u), 0.0));
             kdop_start = changes.schedule;
             kdop = Some(hierarchy);
         }
@@ -448,7 +449,7 @@ impl Grid {
     }
 }
 
-/// The vague tube of vertex `u` at `t` (ACM §5.3) and the next change of its nominal velocity
+/// The vague tube of vertex `u` from its position `x0` at `t` (ACM §5.3) and the next change of its nominal velocity
 /// (+∞: none): a free vertex's tube is centred on its reference velocity with tolerance
 /// `tolerance`; a fixed vertex stands still; a scripted one follows its path exactly until the
 /// path's next start or stop.
@@ -457,10 +458,10 @@ pub(super) fn vertex_tube(
     reference_velocity: &[Vec3],
     tolerance: Real,
     u: VertexId,
+    x0: Vec3,
     t: Real,
 ) -> (VagueTrajectory, Real) {
     let v = &model.vertices;
-    let x0 = v.position_at(u, t);
     match v.motion(u) {
         Motion::Free => (VagueTrajectory { x0, v0: reference_velocity[u.index()], tolerance }, Real::INFINITY),
         Motion::Fixed => (VagueTrajectory::linear(x0, Vec3::zeros()), Real::INFINITY),

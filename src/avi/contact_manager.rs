@@ -374,6 +374,8 @@ pub struct ContactManager {
     /// Kicked vertices whose new velocity stayed in every tube.
     vague_skips: u64,
     scratch: Vec<Vec3>,
+    /// k-DOP front records a kick rescheduled (reused, so kicks allocate nothing).
+    front_scratch: Vec<(u32, Real)>,
 }
 
 impl ContactManager {
@@ -406,6 +408,7 @@ impl ContactManager {
             reschedules: 0,
             vague_skips: 0,
             scratch: Vec::new(),
+            front_scratch: Vec::new(),
         };
         for (i, j, kind) in manager.broad.initial_pairs() {
             manager.insert_pair(kind, Some((i, j)), model);
@@ -649,7 +652,8 @@ impl ContactManager {
     fn kdop_event(&mut self, id: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
         let (reference, tolerance) = (&self.reference_velocity, self.settings.tolerance);
-        let tube = |u: VertexId| vertex_tube(model, reference, tolerance, u, t.seconds());
+        let at = t.seconds();
+        let tube = |u: VertexId| vertex_tube(model, reference, tolerance, u, model.vertices.position_at(u, at), at);
         let changes = self.broad.kdop_event(id, t.seconds(), &tube);
         for forgotten in changes.forget {
             out.push(Schedule::ForgetBroadPhase(forgotten));
@@ -888,9 +892,9 @@ impl ContactManager {
             .zip(x)
             .map(|(&u, &x0)| {
                 let (tube, change) =
-                    vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, t.seconds());
+                    vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
                 next_change = next_change.min(change);
-                VagueTrajectory { x0, ..tube }
+                tube
             })
             .collect();
         (tubes, next_change)
@@ -1180,12 +1184,13 @@ impl ContactManager {
                 }
             }
             if self.broad.is_kdop() {
-                let mut records = Vec::new();
                 let velocity = self.reference_velocity[u.index()];
+                let mut records = std::mem::take(&mut self.front_scratch);
                 self.broad.kdop_tube_moved(u, &velocity, self.settings.tolerance, t.seconds(), &mut records);
-                for (record, at) in records {
+                for (record, at) in records.drain(..) {
                     request_front(record, at, out);
                 }
+                self.front_scratch = records;
             }
         }
         Ok(())
