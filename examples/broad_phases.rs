@@ -2,10 +2,9 @@
 //! hash grid (Phantom §4) and the kinetic k-DOP hierarchy (ACM §5.5–5.6). For each it prints the
 //! wall time, the events by kind, the pairs alive at the end and at the peak, the peak contact
 //! bookkeeping per vertex, and how far its final positions are from the first broad phase's (the
-//! same trajectory up to round-off, law 5; on long runs with many layers ticking at the same
-//! instants, in the order their pairs were made, the broad phases drift apart: about 1e-6 m on
-//! `sheet-on-sphere` after 0.4 s, for the grid as for the k-DOP hierarchy; see
-//! `docs/contact.md`).
+//! same trajectory up to round-off, law 5; friction in sticking contact amplifies round-off, so on
+//! `sheet-on-sphere` after 0.4 s they are about 1e-8 m apart, where a 1e-16 m shift of the start
+//! moves the same run by 6e-6 m; see `docs/contact.md`).
 //!
 //! `cargo run --release --example broad_phases [-- SCENE [DURATION] [--skip-all-pairs]]`
 //! (default: the built-in `sheet-on-sphere` for 0.4 s; SCENE is a built-in name or a scene file;

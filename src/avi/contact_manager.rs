@@ -1083,8 +1083,11 @@ impl ContactManager {
         let mut next_tick = clock.next_time();
 
         let v = &mut model.vertices;
+        // the rate the gap arrived at t with, before any kick at t: the biphasic stiffness, the
+        // friction direction and the retirement below then do not depend on the order of
+        // simultaneous events (law 8), which differs between broad phases (law 5)
         let gap_rate: Real =
-            p.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+            p.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.arrival_velocity(u))).sum();
         let g = proximity.gap - p.schedule(self.settings.layers).thickness(l);
         let kicked = g < 0.0;
         if kicked {
@@ -1337,11 +1340,13 @@ impl fmt::Display for AuditFailure {
 
 /// Coulomb friction with an impulse of magnitude `limit` against the relative tangential velocity
 /// of the closest points (ACM §6.3), split over the stencil like the normal impulse, so linear
-/// momentum is kept exactly.
+/// momentum is kept exactly. The relative velocity is the one the stencil arrived with, before any
+/// kick at this instant ([`crate::model::Vertices::arrival_velocity`]), so simultaneous friction
+/// impulses commute (law 8).
 fn apply_friction(vertices: &[VertexId], gradient: &[Vec3], normal: Vec3, limit: Real, v: &mut crate::model::Vertices) {
     // signed weights s_u: ∇_u d = s_u · n
     let weights: SmallVec<[Real; 4]> = gradient.iter().map(|g| g.dot(&normal)).collect();
-    let relative: Vec3 = vertices.iter().zip(&weights).map(|(&u, s)| v.velocity(u) * *s).sum();
+    let relative: Vec3 = vertices.iter().zip(&weights).map(|(&u, s)| v.arrival_velocity(u) * *s).sum();
     let tangential = relative - normal * normal.dot(&relative);
     let Some(direction) = tangential.try_normalize(1e-300) else { return };
     for (&u, s) in vertices.iter().zip(&weights) {

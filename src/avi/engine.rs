@@ -391,6 +391,13 @@ impl AviEngine {
         self.audit = on;
     }
 
+    /// Pops events at equal times in the reverse of their scheduling order from now on
+    /// ([`EventQueue::reverse_ties`]): a check of law 8, under which simultaneous events give the
+    /// same trajectory in any order, up to round-off.
+    pub fn reverse_ties(&mut self) {
+        self.queue.reverse_ties();
+    }
+
     /// Profiling: wall time per event kind (all potentials together as `force`) and, apart, the
     /// re-certification of contact pairs after kicks ([`Counters::seconds_by_kind`],
     /// [`Counters::rescheduling_seconds`]). Costs two clock reads per event.

@@ -16,6 +16,8 @@ pub struct EventQueue<K: Hash + Eq> {
     heap: PriorityQueue<K, Reverse<(Time, Seq)>, FxBuildHasher>,
     next_seq: Seq,
     now: Time,
+    /// Ties pop last scheduled first ([`EventQueue::reverse_ties`]).
+    reversed: bool,
 }
 
 impl<K: Hash + Eq + fmt::Debug> fmt::Debug for EventQueue<K> {
@@ -42,6 +44,7 @@ impl<K: Hash + Eq> EventQueue<K> {
             heap: PriorityQueue::with_capacity_and_hasher(capacity, FxBuildHasher),
             next_seq: 0,
             now: Time::ZERO,
+            reversed: false,
         }
     }
 
@@ -71,7 +74,23 @@ impl<K: Hash + Eq> EventQueue<K> {
     fn stamp(&mut self, t: Time) -> Reverse<(Time, Seq)> {
         let seq = self.next_seq;
         self.next_seq += 1;
-        Reverse((t, seq))
+        Reverse((t, if self.reversed { Seq::MAX - seq } else { seq }))
+    }
+
+    /// From now on, and for the events already scheduled, equal times pop in the reverse of their
+    /// scheduling order (last scheduled first). A diagnostic: law 8 says simultaneous events give
+    /// the same result in any order, so a run with reversed ties must give the same trajectory up
+    /// to round-off. Calling it again does nothing.
+    pub fn reverse_ties(&mut self) {
+        if self.reversed {
+            return;
+        }
+        self.reversed = true;
+        // an event scheduled as `seq` ties as `Seq::MAX − seq`: later ones (and all to come,
+        // stamped from `next_seq` on) pop first
+        for (_, Reverse((_, seq))) in self.heap.iter_mut() {
+            *seq = Seq::MAX - *seq;
+        }
     }
 
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
@@ -131,6 +150,20 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(k, _)| k)).collect();
         assert_eq!(order, vec![5, 3, 9, 1]);
+    }
+
+    #[test]
+    fn reversed_ties_pop_last_scheduled_first() {
+        let mut q = EventQueue::new();
+        for k in [5u32, 3, 9] {
+            q.schedule(k, t(1.0)).unwrap();
+        }
+        q.schedule(0, t(0.5)).unwrap();
+        q.reverse_ties();
+        q.schedule(1, t(1.0)).unwrap();
+        q.schedule(2, t(2.0)).unwrap();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(k, _)| k)).collect();
+        assert_eq!(order, vec![0, 1, 9, 3, 5, 2]);
     }
 
     #[test]

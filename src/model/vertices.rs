@@ -23,6 +23,9 @@ pub enum Motion {
 pub struct Vertices {
     positions: Vec<Vec3>,
     velocities: Vec<Vec3>,
+    /// Velocity of each free vertex on the interval that ended at `t_last`: its velocity before
+    /// any kick at `t_last` ([`Vertices::arrival_velocity`]).
+    arrivals: Vec<Vec3>,
     t_last: Vec<Real>,
     masses: Vec<Real>,
     inverse_masses: Vec<Real>,
@@ -34,6 +37,7 @@ impl Vertices {
     pub fn push(&mut self, x: Vec3, v: Vec3, m: Real) {
         self.positions.push(x);
         self.velocities.push(v);
+        self.arrivals.push(v);
         self.t_last.push(0.0);
         self.masses.push(m);
         self.inverse_masses.push(1.0 / m);
@@ -75,7 +79,12 @@ impl Vertices {
         let k = i.index();
         debug_assert!(t >= self.t_last[k], "drift backwards in time: vertex {k} from {} to {t}", self.t_last[k]);
         match self.motions[k] {
-            Motion::Free => self.positions[k] += self.velocities[k] * (t - self.t_last[k]),
+            Motion::Free => {
+                if t > self.t_last[k] {
+                    self.arrivals[k] = self.velocities[k];
+                }
+                self.positions[k] += self.velocities[k] * (t - self.t_last[k]);
+            }
             Motion::Fixed => {}
             Motion::Scripted(path) => {
                 self.positions[k] = path.position(t);
@@ -112,6 +121,19 @@ impl Vertices {
     /// Current velocity (valid on the interval after `t_last`).
     pub fn velocity(&self, i: VertexId) -> Vec3 {
         self.velocities[i.index()]
+    }
+
+    /// The velocity with which vertex `i` arrived at `t_last`, before any kick there: the same
+    /// whatever order the events at `t_last` run in. Velocity-dependent contact responses (the
+    /// biphasic restitution layer, friction, layer retirement; ACM §6.2–6.3) read it, so
+    /// simultaneous events commute (law 8) and every broad phase gives the same trajectory
+    /// (law 5). Held and scripted vertices are never kicked: their current velocity.
+    pub fn arrival_velocity(&self, i: VertexId) -> Vec3 {
+        let k = i.index();
+        match self.motions[k] {
+            Motion::Free => self.arrivals[k],
+            Motion::Fixed | Motion::Scripted(_) => self.velocities[k],
+        }
     }
 
     /// Time at which the position was recorded.
@@ -172,6 +194,7 @@ impl Vertices {
         if matches!(self.motions[k], Motion::Free) {
             self.positions[k] = x;
             self.velocities[k] = v;
+            self.arrivals[k] = v;
             self.t_last[k] = t;
         } else {
             self.drift_to(i, t);
@@ -182,6 +205,7 @@ impl Vertices {
     pub fn set_velocity(&mut self, i: VertexId, v: Vec3) {
         if matches!(self.motions[i.index()], Motion::Free) {
             self.velocities[i.index()] = v;
+            self.arrivals[i.index()] = v;
         }
     }
 }
@@ -205,5 +229,23 @@ mod tests {
         assert_eq!(v.position(a), Vec3::x());
         v.kick(VertexId(1), Vec3::x());
         assert_eq!(v.velocity(VertexId(1)), Vec3::zeros(), "held vertices ignore kicks");
+    }
+
+    #[test]
+    fn the_arrival_velocity_ignores_kicks_at_the_same_instant() {
+        let mut v = Vertices::default();
+        v.push(Vec3::zeros(), Vec3::x(), 1.0);
+        let a = VertexId(0);
+        v.kick(a, Vec3::x());
+        assert_eq!(v.arrival_velocity(a), Vec3::x(), "kicks at t = 0 leave the initial velocity");
+        v.drift_to(a, 1.0);
+        v.kick(a, Vec3::y());
+        v.drift_to(a, 1.0);
+        v.kick(a, Vec3::z());
+        assert_eq!(v.velocity(a), -Vec3::y() - Vec3::z());
+        assert_eq!(v.arrival_velocity(a), Vec3::zeros(), "the velocity it reached t = 1 with");
+        v.drift_to(a, 2.0);
+        assert_eq!(v.arrival_velocity(a), -Vec3::y() - Vec3::z());
+        assert_eq!(v.position(a), -Vec3::y() - Vec3::z());
     }
 }
