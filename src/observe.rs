@@ -119,6 +119,25 @@ pub struct Frame<'a> {
     pub model: &'a Model,
     /// Energy and momentum.
     pub stats: FrameStats,
+    /// The contact bookkeeping now (AVI runs with contact; `None` otherwise).
+    pub contact: Option<ContactFrameStats>,
+}
+
+/// The contact bookkeeping of an AVI run at a frame: what is alive now, so a run shows
+/// certificates, layers and memory coming and going with contact (issue 4; ACM §5, Phantom §4).
+/// `avicontact run` writes one row of `contact.csv` per frame from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactFrameStats {
+    /// Live contact pairs: each holds a separating-slab certificate or active penalty layers.
+    pub pairs: usize,
+    /// Active penalty layers, over all pairs.
+    pub layers: usize,
+    /// Live k-DOP front records, each with its certificate (0 for the other broad phases).
+    pub kdop_records: usize,
+    /// Occupied hash-grid cells (0 for the other broad phases).
+    pub occupied_cells: usize,
+    /// Estimated heap bytes of the contact bookkeeping (`ContactManager::bookkeeping_bytes`).
+    pub bookkeeping_bytes: usize,
 }
 
 pub use crate::error::ObserverError;

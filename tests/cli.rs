@@ -268,6 +268,33 @@ fn a_run_writes_the_contracted_files() {
 }
 
 #[test]
+fn a_contact_run_writes_contact_csv_and_a_run_without_contact_removes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", "sheet-on-sphere", "--duration", "0.2", "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let contact = fs::read_to_string(out.join("contact.csv")).unwrap();
+    let stats = fs::read_to_string(out.join("stats.csv")).unwrap();
+    let mut lines = contact.lines();
+    assert_eq!(lines.next(), Some("time,pairs,layers,kdop_records,occupied_cells,bookkeeping_bytes"));
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.len(), stats.lines().count() - 1, "a row per frame");
+    for (row, stat) in rows.iter().zip(stats.lines().skip(1)) {
+        assert_eq!(row.len(), 6);
+        assert_eq!(row[0].to_string(), stat.split(',').next().unwrap(), "the frame times of stats.csv");
+        assert!(row[1] > 0.0 && row[4] > 0.0 && row[5] > 0.0, "pairs, cells and bytes: {row:?}");
+        assert_eq!(row[3], 0.0, "no k-DOP records with the hash grid");
+    }
+    assert_eq!(rows[0][2], 0.0, "no layer at the start");
+    assert!(rows.last().unwrap()[2] > 0.0, "layers once the sheet lies on the sphere: {:?}", rows.last());
+
+    let (_scene_dir, path) = scene_dir(GOOD, &[]);
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join("contact.csv").exists(), "a run without contact leaves no stale contact.csv");
+}
+
+#[test]
 fn info_lists_bodies_and_periods() {
     let o = avicontact(&["info", "spinning-shell"]);
     assert!(o.status.success());

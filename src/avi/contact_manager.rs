@@ -26,6 +26,7 @@ use crate::kds::{Slab, SlabSide, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
+use crate::observe::ContactFrameStats;
 use slotmap::SlotMap;
 use smallvec::{smallvec, SmallVec};
 use std::fmt;
@@ -506,6 +507,18 @@ impl ContactManager {
         let tubes =
             self.reference_velocity.capacity() * std::mem::size_of::<Vec3>() + self.primitive_stamp.capacity() * 8;
         pairs + support + index + tubes + self.broad.heap_bytes()
+    }
+
+    /// What is alive now: pairs, active layers, k-DOP front records, occupied cells and the
+    /// bookkeeping's estimated bytes (one row of `contact.csv`).
+    pub fn frame_stats(&self) -> ContactFrameStats {
+        ContactFrameStats {
+            pairs: self.pairs.len(),
+            layers: self.pairs.values().map(|p| p.layers.len()).sum(),
+            kdop_records: self.broad.kdop_certificates(),
+            occupied_cells: self.broad.occupied_cells(),
+            bookkeeping_bytes: self.bookkeeping_bytes(),
+        }
     }
 
     /// Records the bookkeeping size now toward [`Self::peak_bookkeeping_bytes`] (the engine calls

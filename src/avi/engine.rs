@@ -327,14 +327,16 @@ impl AviEngine {
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
         let mut stats =
             FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
             contact.note_memory();
+            contact_stats = Some(contact.frame_stats());
         }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });
         }
-        let frame = Frame { index, time: t, positions: &self.snapshot, model, stats };
+        let frame = Frame { index, time: t, positions: &self.snapshot, model, stats, contact: contact_stats };
         let result = observer.on_frame(&frame);
         self.frame_clock.advance();
         // Frame k is at k / frame_rate (a division, exact whenever k / rate is representable, so

@@ -11,14 +11,20 @@ use std::path::{Path, PathBuf};
 pub const STATS_HEADER: &str =
     "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,angular_x,angular_y,angular_z,events";
 
+/// The header of `contact.csv` ([`crate::observe::ContactFrameStats`], one row per frame).
+pub const CONTACT_HEADER: &str = "time,pairs,layers,kdop_records,occupied_cells,bookkeeping_bytes";
+
 /// Writes `frames/frame_NNNNN.obj` (every non-particle body, one `o` group per body, vertices in
-/// body order), `particles/frame_NNNNN.csv` (`x,y,z,r`) when there are particles, and one
-/// `stats.csv` row per frame. Numbers are printed in Rust's shortest round-trip form, so files
-/// are bit-exact and deterministic.
+/// body order), `particles/frame_NNNNN.csv` (`x,y,z,r`) when there are particles, one
+/// `stats.csv` row per frame, and for AVI runs with contact one `contact.csv` row per frame.
+/// Numbers are printed in Rust's shortest round-trip form, so files are bit-exact and
+/// deterministic.
 #[derive(Debug)]
 pub struct FrameWriter {
     dir: PathBuf,
     stats: BufWriter<File>,
+    /// `contact.csv`, opened at the first frame that reports contact.
+    contact: Option<BufWriter<File>>,
     frames_written: u64,
 }
 
@@ -43,10 +49,14 @@ impl FrameWriter {
                 fs::create_dir_all(&d).map_err(io_at(&d))?;
             }
         }
+        let stale = dir.join("contact.csv");
+        if stale.is_file() {
+            fs::remove_file(&stale).map_err(io_at(&stale))?;
+        }
         let path = dir.join("stats.csv");
         let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
         writeln!(stats, "{STATS_HEADER}").map_err(io_at(&path))?;
-        Ok(FrameWriter { dir: dir.to_path_buf(), stats, frames_written: 0 })
+        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact: None, frames_written: 0 })
     }
 
     /// Frames written so far.
@@ -119,6 +129,27 @@ impl FrameWriter {
         )
         .and_then(|_| self.stats.flush())
         .map_err(io_at(&path))?;
+        if let Some(c) = &frame.contact {
+            let path = self.dir.join("contact.csv");
+            if self.contact.is_none() {
+                let mut file = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
+                writeln!(file, "{CONTACT_HEADER}").map_err(io_at(&path))?;
+                self.contact = Some(file);
+            }
+            let file = self.contact.as_mut().expect("opened above");
+            writeln!(
+                file,
+                "{},{},{},{},{},{}",
+                frame.time.seconds(),
+                c.pairs,
+                c.layers,
+                c.kdop_records,
+                c.occupied_cells,
+                c.bookkeeping_bytes
+            )
+            .and_then(|_| file.flush())
+            .map_err(io_at(&path))?;
+        }
         self.frames_written += 1;
         Ok(())
     }

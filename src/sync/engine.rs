@@ -368,7 +368,7 @@ impl SyncEngine {
             return Err(SimulationError::Diverged { time: t });
         }
         let time = Time::new(t).expect("finite");
-        let frame = Frame { index: self.frames, time, positions: &self.snapshot, model, stats };
+        let frame = Frame { index: self.frames, time, positions: &self.snapshot, model, stats, contact: None };
         let result = observer.on_frame(&frame);
         self.frames += 1;
         result.map_err(SimulationError::Observer)?;
