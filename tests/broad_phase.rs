@@ -225,10 +225,11 @@ fn after_the_spikes_pull_out_the_pulled_cloths_pairs_are_freed() {
     // the memory check on its own scene, at the size of the spikes test in
     // tests/contact.rs: 6 × 16 cloths drape on the spikes; from 0.2 s to 0.4 s the bottom cloth
     // is pulled 0.6 m along its length, out from under the top one and off the plate. At 0.5 s
-    // the pulled cloth's pairs are gone: under half the peak's pairs are left (measured: grid
-    // 11 849 -> 3 487, k-DOP 4 577 -> 269), each still overlapping and none missing (the audit).
-    // The k-DOP front itself shrinks only a little (200 090 -> 186 063 records): leaf pairs whose
-    // parents still overlap keep their records, see docs/performance.md
+    // the pulled cloth's pairs are gone: under half the peak's pairs are left (measured with the
+    // scene's ε = 0.3 m/s: grid 11 952 -> 3 465, k-DOP 4 742 -> 261), each still overlapping and
+    // none missing (the audit). The k-DOP front itself shrinks only a little (191 152 -> 170 973
+    // records): leaf pairs whose parents still overlap keep their records, see
+    // docs/performance.md
     let full: Vec<String> = (1976..2002).map(|i| i.to_string()).collect();
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/spikes.toml"))
         .unwrap()
