@@ -46,6 +46,20 @@ pub enum EventKey {
     BroadPhase(u32),
 }
 
+/// The queue's classes ([`EventQueue::with_classes`]): force ticks and frames fire most often and
+/// sift through their own small heap; contact layers, slab certificates and broad-phase
+/// certificates each have theirs. The pop order is that of a single heap.
+const EVENT_CLASSES: usize = 4;
+
+fn event_class(key: &EventKey) -> usize {
+    match key {
+        EventKey::Force(_) | EventKey::Frame => 0,
+        EventKey::Layer(..) => 1,
+        EventKey::Certificate(_) => 2,
+        EventKey::BroadPhase(_) => 3,
+    }
+}
+
 /// A potential with its clock.
 #[derive(Debug)]
 struct Force {
@@ -151,7 +165,7 @@ impl AviEngine {
 
         let mut engine = AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
-            queue: EventQueue::with_capacity(specs.len() + 1),
+            queue: EventQueue::with_classes(EVENT_CLASSES, event_class, specs.len() + 1),
             frame_clock: Clock::new(frame_period),
             frame_rate,
             frame_slot: 0,
