@@ -123,12 +123,11 @@ impl<K: Hash + Eq> EventQueue<K> {
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
     pub fn schedule(&mut self, event: K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
-        let priority = self.stamp(t);
-        let heap = self.heap_of(&event);
-        if heap.get(&event).is_some() {
+        if self.heap_of(&event).get(&event).is_some() {
             return Err(QueueError::AlreadyScheduled);
         }
-        heap.push(event, priority);
+        let priority = self.stamp(t);
+        self.heap_of(&event).push(event, priority);
         Ok(())
     }
 
