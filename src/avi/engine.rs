@@ -407,9 +407,9 @@ impl AviEngine {
         self.audit = on;
     }
 
-    /// Pops events at equal times in the reverse of their scheduling order from now on
-    /// ([`EventQueue::reverse_ties`]): a check of law 8, under which simultaneous events give the
-    /// same trajectory in any order, up to round-off.
+    /// Pops events at equal times in the reverse of their scheduling order, those already
+    /// scheduled included ([`EventQueue::reverse_ties`]): a check of law 8, under which
+    /// simultaneous events give the same trajectory in any order, up to round-off.
     pub fn reverse_ties(&mut self) {
         self.queue.reverse_ties();
     }

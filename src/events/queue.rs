@@ -224,9 +224,10 @@ mod tests {
     proptest! {
         #[test]
         fn classes_pop_in_the_order_of_one_heap(
-            ops in proptest::collection::vec((0u8..4, 0u32..40, 0u8..30), 1..400),
+            ops in proptest::collection::vec((0u8..5, 0u32..40, 0u8..30), 1..400),
         ) {
-            // the same schedule / reschedule / cancel / pop sequence on one heap and on four
+            // the same schedule / reschedule / cancel / pop / reverse-ties sequence on one heap
+            // and on four
             let mut one = EventQueue::new();
             let mut split = EventQueue::with_classes(4, |k: &u32| *k as usize % 4, 0);
             for &(op, key, dt) in &ops {
@@ -235,6 +236,10 @@ mod tests {
                     0 => prop_assert_eq!(one.schedule(key, at), split.schedule(key, at)),
                     1 => prop_assert_eq!(one.reschedule(&key, at), split.reschedule(&key, at)),
                     2 => prop_assert_eq!(one.cancel(&key), split.cancel(&key)),
+                    3 if key == 0 => {
+                        one.reverse_ties();
+                        split.reverse_ties();
+                    }
                     _ => {
                         prop_assert_eq!(one.peek().map(|(k, t)| (*k, t)), split.peek().map(|(k, t)| (*k, t)));
                         prop_assert_eq!(one.pop(), split.pop());
