@@ -230,13 +230,7 @@ fn after_the_spikes_pull_out_the_pulled_cloths_pairs_are_freed() {
     // none missing (the audit). The k-DOP front itself shrinks only a little (191 152 -> 170 973
     // records): leaf pairs whose parents still overlap keep their records, see
     // docs/performance.md
-    let full: Vec<String> = (1976..2002).map(|i| i.to_string()).collect();
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/spikes.toml"))
-        .unwrap()
-        .replace("resolution = [26, 77]", "resolution = [6, 16]")
-        .replace(&format!("vertices = [{}]", full.join(", ")), "vertices = [90, 91, 92, 93, 94, 95]")
-        .replace("velocity = [0.0, 0.1, 0.0], start = 1.5", "velocity = [0.0, 3.0, 0.0], start = 0.2, stop = 0.4");
-    assert!(text.contains("[6, 16]") && text.contains("[90, 91") && text.contains("stop = 0.4"));
+    let text = common::coarse_spikes("velocity = [0.0, 3.0, 0.0], start = 0.2, stop = 0.4");
     for broad_phase in [BroadPhaseKind::HashGrid { cell_size: None }, BroadPhaseKind::Kdop] {
         let mut s = scene::parse(&text, "test", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"));
         s.parameters.contact.as_mut().unwrap().broad_phase = broad_phase;

@@ -521,10 +521,12 @@ impl ContactManager {
         }
     }
 
-    /// Records the bookkeeping size now toward [`Self::peak_bookkeeping_bytes`] (the engine calls
-    /// it at every frame).
-    pub fn note_memory(&mut self) {
-        self.peak_bytes = self.peak_bytes.max(self.bookkeeping_bytes());
+    /// [`Self::frame_stats`], with its bytes recorded toward [`Self::peak_bookkeeping_bytes`]
+    /// (the engine calls it at every frame).
+    pub fn note_memory(&mut self) -> ContactFrameStats {
+        let stats = self.frame_stats();
+        self.peak_bytes = self.peak_bytes.max(stats.bookkeeping_bytes);
+        stats
     }
 
     /// The largest bookkeeping size recorded, bytes.

@@ -344,8 +344,7 @@ impl AviEngine {
         let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
-            contact.note_memory();
-            contact_stats = Some(contact.frame_stats());
+            contact_stats = Some(contact.note_memory());
         }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });

@@ -97,11 +97,6 @@ impl<K: Hash + Eq> EventQueue<K> {
         Reverse((t, if self.reversed { Seq::MAX - seq } else { seq }))
     }
 
-    fn heap_of(&mut self, event: &K) -> &mut Heap<K> {
-        let class = (self.class_of)(event);
-        &mut self.heaps[class]
-    }
-
     /// From now on, and for the events already scheduled, equal times pop in the reverse of their
     /// scheduling order (last scheduled first). A diagnostic: law 8 says simultaneous events give
     /// the same result in any order, so a run with reversed ties must give the same trajectory up
@@ -123,28 +118,30 @@ impl<K: Hash + Eq> EventQueue<K> {
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
     pub fn schedule(&mut self, event: K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
-        if self.heap_of(&event).get(&event).is_some() {
+        let class = (self.class_of)(&event);
+        if self.heaps[class].get(&event).is_some() {
             return Err(QueueError::AlreadyScheduled);
         }
         let priority = self.stamp(t);
-        self.heap_of(&event).push(event, priority);
+        self.heaps[class].push(event, priority);
         Ok(())
     }
 
     /// Moves a scheduled `event` to `t`; it then ties as if newly scheduled.
     pub fn reschedule(&mut self, event: &K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
-        if self.heap_of(event).get(event).is_none() {
+        let class = (self.class_of)(event);
+        if self.heaps[class].get(event).is_none() {
             return Err(QueueError::NotScheduled);
         }
         let priority = self.stamp(t);
-        self.heap_of(event).change_priority(event, priority);
+        self.heaps[class].change_priority(event, priority);
         Ok(())
     }
 
     /// Removes `event`; returns the time it was scheduled at, or `None` if it was not scheduled.
     pub fn cancel(&mut self, event: &K) -> Option<Time> {
-        self.heap_of(event).remove(event).map(|(_, Reverse((t, _)))| t)
+        self.heaps[(self.class_of)(event)].remove(event).map(|(_, Reverse((t, _)))| t)
     }
 
     /// The class whose head pops next.

@@ -76,3 +76,17 @@ transform = {{ translate = [0.31, 0.29, 0.0] }}
         velocities.join(", ")
     )
 }
+
+/// The built-in `spikes` scene (report §8.6) with 6 × 16 cloths instead of 26 × 77: its pulled
+/// side is then the bottom cloth's vertices 90..=95, and `pull` replaces the scene's script
+/// `velocity = [0.0, 0.1, 0.0], start = 1.5` (keys of a scripted entry, as text).
+pub fn coarse_spikes(pull: &str) -> String {
+    let full: Vec<String> = (1976..2002).map(|i| i.to_string()).collect();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/spikes.toml"))
+        .unwrap()
+        .replace("resolution = [26, 77]", "resolution = [6, 16]")
+        .replace(&format!("vertices = [{}]", full.join(", ")), "vertices = [90, 91, 92, 93, 94, 95]")
+        .replace("velocity = [0.0, 0.1, 0.0], start = 1.5", pull);
+    assert!(text.contains("[6, 16]") && text.contains("[90, 91") && text.contains(pull), "the scene changed");
+    text
+}
