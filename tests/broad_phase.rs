@@ -120,18 +120,25 @@ fn law5_scenes() -> [(&'static str, String, f64); 4] {
 #[test]
 fn the_hash_grid_gives_the_frames_of_all_pairs() {
     // law 5 over the four scenes of `law5_scenes`; the grid runs at its default cell size and at
-    // half and three times it
+    // half and three times it, and at its default cell with four times the default slack (more
+    // pairs)
     for (name, text, end) in law5_scenes() {
         let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
         let (sim, grid) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
         let contact = sim.avi().unwrap().contact().unwrap();
         let cell = contact.cell_size().expect("a hash grid");
+        let pairs = contact.peak_pair_count();
         assert!(contact.deepest_layer() >= 1, "{name}: no contact happened");
         let mut worst = largest_difference(&reference, &grid);
         for factor in [0.5, 3.0] {
             let (_, other) = run(&text, BroadPhaseKind::HashGrid { cell_size: Some(factor * cell) }, false, end);
             worst = worst.max(largest_difference(&reference, &other));
         }
+        let slack = with_slack(&text, Some(0.2 * cell));
+        let (sim, other) = run(&slack, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
+        let wide = sim.avi().unwrap().contact().unwrap().peak_pair_count();
+        assert!(wide > pairs, "{name}: four times the slack holds more pairs ({wide} against {pairs})");
+        worst = worst.max(largest_difference(&reference, &other));
         println!("{name}: cell {cell:.4} m, largest difference from all pairs {worst:.2e} m");
         assert!(worst < 1e-9, "{name}: the hash grid moved a vertex by {worst} m");
     }
@@ -337,27 +344,39 @@ angular_velocity = [0.0, {spin}, 0.0]
     )
 }
 
+/// `text` with `[contact] broad_phase_slack = slack` when one is given.
+fn with_slack(text: &str, slack: Option<f64>) -> String {
+    match slack {
+        None => text.to_string(),
+        Some(slack) => text.replacen("[contact]", &format!("[contact]\nbroad_phase_slack = {slack}"), 1),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
 
     /// No missed contact: spheres and a small sheet with random velocities, on a grid of random
-    /// cell size, audited at every event.
+    /// cell size and random slack (the default, or a scene's `broad_phase_slack` from 0.1 mm to
+    /// 10 cm), audited at every event.
     #[test]
     fn the_hash_grid_never_misses_a_close_pair(
         cell in 0.02f64..1.0,
+        slack in prop::option::of(1e-4f64..0.1),
         speeds in prop::collection::vec(prop::array::uniform3(-2.0f64..2.0), 6),
         spin in -10.0f64..10.0,
     ) {
-        let text = random_spheres_and_sheet(&speeds, spin);
+        let text = with_slack(&random_spheres_and_sheet(&speeds, spin), slack);
         run(&text, BroadPhaseKind::HashGrid { cell_size: Some(cell) }, true, 0.4);
     }
 
-    /// No missed contact with the k-DOP hierarchy: the same random scenes, audited at every event.
+    /// No missed contact with the k-DOP hierarchy: the same random scenes and slacks, audited at
+    /// every event.
     #[test]
     fn the_kdop_hierarchy_never_misses_a_close_pair(
+        slack in prop::option::of(1e-4f64..0.1),
         speeds in prop::collection::vec(prop::array::uniform3(-2.0f64..2.0), 6),
         spin in -10.0f64..10.0,
     ) {
-        run(&random_spheres_and_sheet(&speeds, spin), BroadPhaseKind::Kdop, true, 0.4);
+        run(&with_slack(&random_spheres_and_sheet(&speeds, spin), slack), BroadPhaseKind::Kdop, true, 0.4);
     }
 }

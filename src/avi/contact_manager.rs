@@ -53,6 +53,11 @@ pub struct ContactSettings {
     pub variant: ContactVariant,
     /// Which primitive pairs hold certificates: all of them, or those whose fat boxes overlap (hash grid).
     pub broad_phase: BroadPhaseKind,
+    /// The broad phase's hysteresis, m (`None`: a default for the broad phase and cell size): the
+    /// hash grid inflates each fat box by it, so a primitive re-covers only after a vertex may have
+    /// moved this far beyond its bounding box; the k-DOP front frees a pair only once its k-DOPs
+    /// are apart by half of it beyond the reach. More slack: fewer broad-phase events, more pairs.
+    pub broad_phase_slack: Option<Real>,
 }
 
 /// How contact is resolved. Only [`ContactVariant::RegularLayers`] keeps the guarantees; the other
@@ -96,6 +101,7 @@ impl ContactSettings {
             friction: 0.0,
             variant: ContactVariant::RegularLayers,
             broad_phase: BroadPhaseKind::default(),
+            broad_phase_slack: None,
         }
     }
 }
@@ -390,7 +396,7 @@ impl ContactManager {
         // a pair must exist while its gap may fall below η(1); twice the profitable gap leaves room
         // for its first slab
         let reach = 2.0 * settings.profitability * settings.layers.thickness(1);
-        let broad = BroadPhase::new(model, settings.broad_phase, reach, settings.tolerance);
+        let broad = BroadPhase::new(model, settings.broad_phase, reach, settings.tolerance, settings.broad_phase_slack);
         let mut manager = ContactManager {
             settings,
             pairs: SlotMap::with_key(),

@@ -112,6 +112,11 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
                 "{file}: contact.cell_size: only the hash grid has cells; broad_phase = \"{kind}\" ignores it"
             ));
         }
+        if let (Some("all-pairs"), Some(_)) = (c.broad_phase.as_deref(), c.broad_phase_slack) {
+            warnings.push(format!(
+                "{file}: contact.broad_phase_slack: all pairs keep every pair for the whole run; broad_phase = \"all-pairs\" ignores it"
+            ));
+        }
     }
     let mut sync = sync_parameters(&ctx, raw.sync.as_ref())?;
     match &raw.contact {
@@ -210,6 +215,15 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
                         )?),
                     },
                 },
+            },
+            broad_phase_slack: match c.broad_phase_slack {
+                None => None,
+                slack => Some(ctx.positive(
+                    "contact",
+                    "broad_phase_slack",
+                    slack,
+                    "the broad phase's hysteresis in m (default: a tenth of the cell side)",
+                )?),
             },
         }),
     };

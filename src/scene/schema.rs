@@ -97,6 +97,8 @@ pub struct ContactSection {
     pub safety_factor: Option<f64>,
     /// Hash-grid cell side, m (default: twice the mean edge length).
     pub cell_size: Option<f64>,
+    /// Broad-phase hysteresis, m (hash grid and k-DOP).
+    pub broad_phase_slack: Option<f64>,
 }
 
 /// `[sync]`.
