@@ -306,11 +306,17 @@ fn info(scene: &str) -> ExitCode {
     if let Some(contact) = sim.avi().and_then(|e| e.contact()) {
         let c = contact.settings();
         let broad = match contact.cell_size() {
-            None if contact.is_kdop() => {
-                format!("k-DOP hierarchy, {} certificates at the start", contact.kdop_certificates())
-            }
+            None if contact.is_kdop() => format!(
+                "k-DOP hierarchy, slack {:.3e} m, {} certificates at the start",
+                contact.broad_phase_slack(),
+                contact.kdop_certificates()
+            ),
             None => "all pairs".to_string(),
-            Some(c) => format!("hash grid, cell {c:.4} m, {} cells occupied", contact.occupied_cells()),
+            Some(c) => format!(
+                "hash grid, cell {c:.4} m, slack {:.3e} m, {} cells occupied",
+                contact.broad_phase_slack(),
+                contact.occupied_cells()
+            ),
         };
         println!(
             "contact (AVI penalty layers): {} candidate pairs at the start ({broad}), η(1) = {} m, r(1) = {} N/m, \

@@ -309,10 +309,19 @@ fn info_lists_bodies_and_periods() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.6400 m")
-            && text.contains("η(1) = 0.1 m"),
+        text.contains(
+            "contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.6400 m, slack 3.200e-2 m"
+        ) && text.contains("η(1) = 0.1 m"),
         "{text}"
     );
+    // a scene's slack is the one in use
+    let text =
+        include_str!("../scenes/particle-walls.toml").replace("[contact]", "[contact]\nbroad_phase_slack = 0.005");
+    let (_dir, path) = scene_dir(&text, &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(hash grid, cell 0.6400 m, slack 5.000e-3 m"), "{text}");
 }
 
 #[test]

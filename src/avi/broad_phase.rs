@@ -244,6 +244,15 @@ impl BroadPhase {
         }
     }
 
+    /// The hysteresis of the grid or the k-DOP front, m (0 for all pairs).
+    pub(super) fn slack(&self) -> Real {
+        match (&self.grid, &self.kdop) {
+            (Some(grid), _) => grid.slack,
+            (None, Some(kdop)) => kdop.slack(),
+            (None, None) => 0.0,
+        }
+    }
+
     /// The cell side, if this is a hash grid.
     pub(super) fn cell_size(&self) -> Option<Real> {
         self.grid.as_ref().map(|g| g.grid.cell_size())

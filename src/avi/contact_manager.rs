@@ -540,6 +540,12 @@ impl ContactManager {
         self.peak_bytes
     }
 
+    /// The broad phase's hysteresis in use, m (the scene's `broad_phase_slack` or its default; 0
+    /// for all pairs, which has none).
+    pub fn broad_phase_slack(&self) -> Real {
+        self.broad.slack()
+    }
+
     /// The hash grid's cell side, m (`None` for all pairs).
     pub fn cell_size(&self) -> Option<Real> {
         self.broad.cell_size()

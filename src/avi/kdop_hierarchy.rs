@@ -177,6 +177,11 @@ impl KdopHierarchy {
         h
     }
 
+    /// The hysteresis, m.
+    pub(super) fn slack(&self) -> Real {
+        self.slack
+    }
+
     /// Builds the subtree over `members` (reordered), returns its node.
     fn build(&mut self, members: &mut [u32], parent: u32, centroids: &[Vec3], primitives: &[Primitive]) -> u32 {
         let id = self.nodes.len() as u32;
