@@ -97,6 +97,11 @@ struct Grid {
     /// Extra inflation when a cell box is recomputed, so a primitive near a cell boundary does not
     /// fail its certificate at once (hysteresis), m.
     slack: Real,
+    /// For each primitive, the last [`Grid::visit`] that tested it: a primitive listed in several
+    /// of the cells a re-cover scans is tested once.
+    visited: Vec<u32>,
+    /// The number of the current re-cover's scan (0: none yet).
+    visit: u32,
 }
 
 /// The primitives of a model and the structure that says which pairs of them may touch.
@@ -189,6 +194,8 @@ impl BroadPhase {
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
                     slack,
+                    visited: vec![0; primitives.len()],
+                    visit: 0,
                 };
                 for (i, p) in primitives.iter().enumerate() {
                     let fat = grid.fat_box(p, model, 0.0);
@@ -273,6 +280,7 @@ impl BroadPhase {
                 + g.fat.capacity() * std::mem::size_of::<FatBox>()
                 + g.cells.capacity() * std::mem::size_of::<CellBox>()
                 + g.large.capacity() * 4
+                + g.visited.capacity() * 4
         });
         let kdop = self.kdop.as_ref().map_or(0, KdopHierarchy::heap_bytes);
         primitives + of_vertex + grid + kdop
@@ -390,28 +398,32 @@ impl BroadPhase {
         }
         grid.fat[i as usize] = new_fat;
         // a primitive it gained or lost has a fat box touching the new or the old one, so it is
-        // listed in one of their cells (or on the large list)
-        let candidates: Vec<u32> = if old_cells.len() > LARGE_CELLS || new_cells.len() > LARGE_CELLS {
-            (0..grid.fat.len() as u32).collect()
-        } else {
-            let cells = old_cells.cells().chain(new_cells.cells().filter(|c| !old_cells.contains(c)));
-            let listed = cells.flat_map(|c| grid.grid.occupants(&c).iter().copied());
-            listed.chain(grid.large.iter().copied()).collect()
-        };
+        // listed in one of their cells (or on the large list); each is tested once
+        let visit = grid.next_visit();
+        let Grid { grid: hash, fat, large, visited, .. } = grid;
         let (mut gained, mut lost) = (Vec::new(), Vec::new());
-        for j in candidates.into_iter().filter(|&j| j != i) {
-            let other = &grid.fat[j as usize];
+        let mut test = |j: u32| {
+            if j == i || std::mem::replace(&mut visited[j as usize], visit) == visit {
+                return;
+            }
+            let other = &fat[j as usize];
             let (now, before) = (boxes_overlap(&new_fat, other), boxes_overlap(&old_fat, other));
             if now && !before {
                 gained.push(j);
             } else if before && !now {
                 lost.push(j);
             }
+        };
+        if old_cells.len() > LARGE_CELLS || new_cells.len() > LARGE_CELLS {
+            (0..fat.len() as u32).for_each(&mut test);
+        } else {
+            for cell in old_cells.cells().chain(new_cells.cells().filter(|c| !old_cells.contains(c))) {
+                hash.occupants(&cell).iter().for_each(|&j| test(j));
+            }
+            large.iter().for_each(|&j| test(j));
         }
-        for list in [&mut gained, &mut lost] {
-            list.sort_unstable();
-            list.dedup();
-        }
+        gained.sort_unstable();
+        lost.sort_unstable();
         (gained, lost, self.exit(i, t, tubes))
     }
 
@@ -426,6 +438,16 @@ impl BroadPhase {
 }
 
 impl Grid {
+    /// Starts a new scan: a number no primitive's [`Grid::visited`] holds yet.
+    fn next_visit(&mut self) -> u32 {
+        self.visit = self.visit.wrapping_add(1);
+        if self.visit == 0 {
+            self.visited.fill(0);
+            self.visit = 1;
+        }
+        self.visit
+    }
+
     /// Enters primitive `i` with `cells` into the hash map, or the large list.
     fn enter(&mut self, i: u32, cells: &CellBox) {
         if cells.len() > LARGE_CELLS {
