@@ -120,6 +120,7 @@ fn non_physical_contact_parameters_are_refused() {
     refuses(&contact("cell_size = -1.0"), &[], "contact.cell_size");
     refuses(&contact("broad_phase_slack = 0.0"), &[], "contact.broad_phase_slack");
     refuses(&contact("broad_phase_slack = inf"), &[], "contact.broad_phase_slack");
+    refuses(&contact("broad_phase_slack = 1e-9"), &[], "must be at least 0.001·thickness");
     refuses(&contact("broad_phase = \"octree\""), &[], "contact.broad_phase");
     refuses(&contact("").replace("density = 0.1", "density = 0.1\ninextensible = 1.5"), &[], "must be in (0, 1)");
     // inextensibility is enforced by penalty layers: without [contact] there are none

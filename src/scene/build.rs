@@ -20,6 +20,9 @@ use std::path::Path;
 /// Relative area below which a triangle counts as degenerate (area ≤ tol · longest edge²).
 const DEGENERATE_TOLERANCE: Real = 1e-10;
 
+/// The smallest `[contact] broad_phase_slack` accepted, as a fraction of η(1).
+const MIN_SLACK_PER_THICKNESS: f64 = 1e-3;
+
 /// Error context: the file, and the key path being built.
 struct Ctx<'a> {
     file: &'a str,
@@ -218,12 +221,19 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
             },
             broad_phase_slack: match c.broad_phase_slack {
                 None => None,
-                slack => Some(ctx.positive(
-                    "contact",
-                    "broad_phase_slack",
-                    slack,
-                    "the broad phase's hysteresis in m (default: a twentieth of the hash grid's cell, a tenth of the default cell for kdop)",
-                )?),
+                slack => {
+                    let what = "the broad phase's hysteresis in m (default: a twentieth of the hash grid's cell, a tenth of the default cell for kdop); remove the key for the default";
+                    let slack = ctx.positive("contact", "broad_phase_slack", slack, what)?;
+                    let thickness = c.thickness.unwrap_or(LayerSchedule::default().thickness);
+                    let least = MIN_SLACK_PER_THICKNESS * thickness;
+                    if slack < least {
+                        return Err(ctx.err(
+                            "contact.broad_phase_slack",
+                            format!("must be at least {MIN_SLACK_PER_THICKNESS}·thickness = {least:e} m, got {slack:e}; a smaller slack re-covers primitives after motions far below the contact's resolution, and near the coordinates' round-off they cannot move on at all; {what}"),
+                        ));
+                    }
+                    Some(slack)
+                }
             },
         }),
     };

@@ -97,7 +97,8 @@ pub struct ContactSection {
     pub safety_factor: Option<f64>,
     /// Hash-grid cell side, m (default: twice the mean edge length).
     pub cell_size: Option<f64>,
-    /// Broad-phase hysteresis, m (hash grid and k-DOP).
+    /// Broad-phase hysteresis, m (hash grid and k-DOP; default: a twentieth of the grid's cell, a
+    /// tenth of the default cell for the k-DOP hierarchy).
     pub broad_phase_slack: Option<f64>,
 }
 
