@@ -1,6 +1,7 @@
 //! The kinetic broad phases (issue 4): the hash grid (Phantom §4) and the k-DOP hierarchy (ACM
 //! §5.5–5.6) give the frames of all pairs (law 5), never miss a pair closer than the reach 2.2·η(1) (audited at
-//! every event over random motions, and for the grid random cell sizes), and free the pairs (and
+//! every event over random motions and random `broad_phase_slack`, and for the grid random cell
+//! sizes), and free the pairs (and
 //! for the k-DOP hierarchy the certificates) of primitives that came apart.
 
 mod common;
