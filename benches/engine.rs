@@ -1,9 +1,10 @@
 //! Event throughput of the AVI engine against the raw throughput of its queue (DESIGN
-//! "Performance plan"), and how it scales with vertex count. Figures: docs/performance.md.
+//! "Performance plan"), the queue's dense class against a sparse one, and how the engine scales
+//! with vertex count. Figures: docs/performance.md.
 //!
 //! Run: `cargo bench --bench engine`
 
-use avicontact::events::EventQueue;
+use avicontact::events::{EventQueue, Filing};
 use avicontact::math::Time;
 use avicontact::scene;
 use avicontact::Simulation;
@@ -44,10 +45,15 @@ fn run_events(sim: &mut Simulation, events: u64) {
     }
 }
 
-/// The same queue, same number of entries and the same periods, with no physics: pop the
-/// earliest entry and push it back one period later.
-fn raw_queue(periods: &[f64]) -> EventQueue<u32> {
-    let mut q = EventQueue::with_capacity(periods.len());
+/// The engine's queue with the same number of entries and the same periods, with no physics: pop
+/// the earliest entry and push it back one period later. Entries are filed in the dense class, as
+/// the engine files its force ticks, or (`dense` false) in one sparse class.
+fn raw_queue(periods: &[f64], dense: bool) -> EventQueue<u32> {
+    let mut q = if dense {
+        EventQueue::with_classes(1, |&k: &u32| Filing::Dense(k as usize), periods.len())
+    } else {
+        EventQueue::new()
+    };
     for (i, h) in periods.iter().enumerate() {
         q.schedule(i as u32, Time::new(*h).unwrap()).unwrap();
     }
@@ -61,6 +67,18 @@ fn pop_push(q: &mut EventQueue<u32>, periods: &[f64], events: u64) {
     }
 }
 
+/// `n` periods spread like a cloth's (4.3·10⁻⁵ to 2.6·10⁻⁴ s), from a fixed linear congruential
+/// sequence.
+fn spread_periods(n: usize) -> Vec<f64> {
+    let mut state = 12_345u64;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            4.3e-5 + 2.2e-4 * ((state >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
 fn engine_vs_queue(c: &mut Criterion) {
     let mut group = c.benchmark_group("cloth_100x100");
     group.throughput(Throughput::Elements(EVENTS));
@@ -69,9 +87,27 @@ fn engine_vs_queue(c: &mut Criterion) {
     let periods: Vec<f64> = sim.avi().expect("AVI backend").forces().map(|(_, _, h)| h).chain([1.0e6]).collect();
     run_events(&mut sim, EVENTS); // warm the queue into its steady state
     group.bench_function("engine_events", |b| b.iter(|| run_events(&mut sim, EVENTS)));
-    let mut q = raw_queue(&periods);
+    let mut q = raw_queue(&periods, true);
     pop_push(&mut q, &periods, EVENTS);
     group.bench_function("raw_queue_pop_push", |b| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
+    group.finish();
+}
+
+/// The queue's dense class against a sparse one, alone, from the size of `spikes`' force clocks
+/// (19 000) to ten times that of `spikes-50k` (233 000).
+fn queue_classes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("queue_pop_push");
+    group.throughput(Throughput::Elements(EVENTS));
+    group.sample_size(10);
+    for n in [19_000usize, 233_000, 2_330_000] {
+        let periods = spread_periods(n);
+        for (label, dense) in [("dense", true), ("sparse", false)] {
+            let mut q = raw_queue(&periods, dense);
+            pop_push(&mut q, &periods, EVENTS);
+            group
+                .bench_with_input(BenchmarkId::new(label, n), &n, |b, _| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
+        }
+    }
     group.finish();
 }
 
@@ -91,5 +127,5 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engine_vs_queue, scaling);
+criterion_group!(benches, engine_vs_queue, queue_classes, scaling);
 criterion_main!(benches);

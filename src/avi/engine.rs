@@ -2,7 +2,7 @@
 
 use super::contact_manager::{ContactManager, ContactSettings, PairId, Schedule};
 use crate::error::SimulationError;
-use crate::events::{Clock, EventQueue, QueueError};
+use crate::events::{Clock, EventQueue, Filing, QueueError};
 use crate::ids::{ForceId, VertexId};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
@@ -33,8 +33,9 @@ pub struct ForceSpec {
 /// What an entry of the event queue stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKey {
-    /// The next tick of a potential's clock.
-    Force(ForceId),
+    /// The next tick of a potential's clock: the potential and its registration index (0, 1, …),
+    /// under which the queue files its ticks.
+    Force(ForceId, u32),
     /// The next frame.
     Frame,
     /// The next tick of a penalty layer: (pair, layer l).
@@ -47,16 +48,18 @@ pub enum EventKey {
 }
 
 /// The queue's classes ([`EventQueue::with_classes`]): force ticks and frames fire most often and
-/// sift through their own small heap; contact layers, slab certificates and broad-phase
-/// certificates each have theirs. The pop order is that of a single heap.
-const EVENT_CLASSES: usize = 4;
+/// sit in the dense class (the frame at index 0, potential `i` at `i + 1`); contact layers, slab
+/// certificates and broad-phase certificates each have a sparse class. The pop order is that of a
+/// single heap.
+const SPARSE_EVENT_CLASSES: usize = 3;
 
-fn event_class(key: &EventKey) -> usize {
-    match key {
-        EventKey::Force(_) | EventKey::Frame => 0,
-        EventKey::Layer(..) => 1,
-        EventKey::Certificate(_) => 2,
-        EventKey::BroadPhase(_) => 3,
+fn file_event(key: &EventKey) -> Filing {
+    match *key {
+        EventKey::Frame => Filing::Dense(0),
+        EventKey::Force(_, index) => Filing::Dense(index as usize + 1),
+        EventKey::Layer(..) => Filing::Sparse(0),
+        EventKey::Certificate(_) => Filing::Sparse(1),
+        EventKey::BroadPhase(_) => Filing::Sparse(2),
     }
 }
 
@@ -66,6 +69,8 @@ struct Force {
     potential: Box<dyn Potential>,
     clock: Clock,
     counter_slot: usize,
+    /// Its registration index, under which the queue files its ticks ([`EventKey::Force`]).
+    queue_index: u32,
 }
 
 /// Scratch for one kick (STYLE habit 9: engines hold scratch, the model holds state).
@@ -165,7 +170,7 @@ impl AviEngine {
 
         let mut engine = AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
-            queue: EventQueue::with_classes(EVENT_CLASSES, event_class, specs.len() + 1),
+            queue: EventQueue::with_classes(SPARSE_EVENT_CLASSES, file_event, specs.len() + 1),
             frame_clock: Clock::new(frame_period),
             frame_rate,
             frame_slot: 0,
@@ -183,7 +188,7 @@ impl AviEngine {
             broad_phase_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
-        for (mut spec, period) in specs.into_iter().zip(periods) {
+        for (queue_index, (mut spec, period)) in (0u32..).zip(specs.into_iter().zip(periods)) {
             let h = period.unwrap_or(fallback);
             if !(h.is_finite() && h > 0.0) {
                 return Err(SimulationError::BadPeriod {
@@ -196,8 +201,8 @@ impl AviEngine {
             let counter_slot = engine.counters.slot(spec.potential.kind());
             let clock = Clock::new(h);
             let first = clock.next_time();
-            let id = engine.forces.insert(Force { potential: spec.potential, clock, counter_slot });
-            engine.queue.schedule(EventKey::Force(id), first)?;
+            let id = engine.forces.insert(Force { potential: spec.potential, clock, counter_slot, queue_index });
+            engine.queue.schedule(EventKey::Force(id, queue_index), first)?;
         }
         engine.queue.schedule(EventKey::Frame, Time::ZERO)?;
         Ok(engine)
@@ -260,7 +265,7 @@ impl AviEngine {
         let start = self.profile.then(std::time::Instant::now);
         self.rescheduling = std::time::Duration::ZERO;
         let (record, kicked) = match key {
-            EventKey::Force(id) => (self.tick_force(id, t, model)?, Some(Kicked::Force(id))),
+            EventKey::Force(id, _) => (self.tick_force(id, t, model)?, Some(Kicked::Force(id))),
             EventKey::Frame => (self.take_frame(t, model, observer)?, None),
             EventKey::Layer(pair, l) => {
                 let (record, kicked) = self.tick_layer(pair, l, t, model)?;
@@ -314,7 +319,7 @@ impl AviEngine {
             kick(vertices, stencil, &workspace.gradient, h);
         }
         force.potential.end_tick(&workspace.positions);
-        queue.schedule(EventKey::Force(id), force.clock.next_time())?;
+        queue.schedule(EventKey::Force(id, force.queue_index), force.clock.next_time())?;
         counters.count(force.counter_slot);
         Ok(EventRecord {
             time: t,

@@ -8,4 +8,4 @@ mod clock;
 mod queue;
 
 pub use clock::Clock;
-pub use queue::{EventQueue, QueueError, Seq};
+pub use queue::{EventQueue, Filing, QueueError, Seq};

@@ -1,13 +1,21 @@
-//! A priority queue of events keyed by `(Time, Seq)` over the `priority-queue` crate.
+//! A priority queue of events keyed by `(Time, Seq)`.
 //!
-//! Events may be split into *classes*, one heap each ([`EventQueue::with_classes`]): the AVI engine
-//! keeps its force ticks, a few tens of thousands that fire millions of times, apart from the
-//! hundreds of thousands of contact certificates that mostly wait. A pop takes the best of the
-//! heads, so the order is exactly that of one heap (every `Seq` is unique), while the frequent
-//! events sift through a heap that fits in cache.
+//! Events fall in *classes* ([`EventQueue::with_classes`]), one heap each; a pop takes the best of
+//! the heads, so the order is exactly that of one heap (every `Seq` is unique).
+//!
+//! - The **dense class** holds a closed set of frequent events, each filed under its own small
+//!   index: the AVI engine's force ticks and frames, a few hundred thousand that fire millions of
+//!   times. It is a 4-ary heap with a position per index (`orx-priority-queue`'s
+//!   `DaryHeapOfIndices`): no hashing, and the `(Time, Seq)` keys sit in the heap itself, so a sift
+//!   compares neighbours in memory instead of chasing an index map (2–4× cheaper per pop and push
+//!   than the sparse heap, the more so the larger the queue; `docs/performance.md`).
+//! - **Sparse classes** hold events without such an index (contact layers, slab and broad-phase
+//!   certificates, which come and go by the hundred thousand and mostly wait): a binary heap with a
+//!   hashed index map (`priority-queue`).
 
 pub use crate::error::QueueError;
 use crate::math::Time;
+use orx_priority_queue::{DaryHeapOfIndices, PriorityQueue as _, PriorityQueueDecKey as _};
 use priority_queue::PriorityQueue;
 use rustc_hash::FxBuildHasher;
 use std::cmp::Reverse;
@@ -17,55 +25,111 @@ use std::hash::Hash;
 /// Scheduling sequence number: breaks ties between equal times in scheduling order (FIFO).
 pub type Seq = u64;
 
-type Heap<K> = PriorityQueue<K, Reverse<(Time, Seq)>, FxBuildHasher>;
+type SparseHeap<K> = PriorityQueue<K, Reverse<(Time, Seq)>, FxBuildHasher>;
+
+/// Children per node of the dense heap: four halves the depth of a binary heap and reads the
+/// children's keys from adjacent memory.
+const DENSE_ARITY: usize = 4;
+
+/// Where an event is filed ([`EventQueue::with_classes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filing {
+    /// In the dense class under this index. Distinct events must have distinct indexes; small
+    /// indexes keep the position table small (it grows to the largest index seen).
+    Dense(usize),
+    /// In sparse class `c` (less than the number of sparse classes).
+    Sparse(usize),
+}
+
+/// The dense class: the heap of indexes and the event filed under each.
+struct DenseClass<K> {
+    heap: DaryHeapOfIndices<usize, (Time, Seq), DENSE_ARITY>,
+    /// The event scheduled under each index, `None` where nothing is.
+    events: Vec<Option<K>>,
+}
+
+impl<K: Clone> DenseClass<K> {
+    fn with_index_bound(bound: usize) -> Self {
+        DenseClass { heap: DaryHeapOfIndices::with_index_bound(bound), events: vec![None; bound] }
+    }
+
+    /// Makes room for `index`: the position table is rebuilt at twice the size (or more), which
+    /// keeps every scheduled event and its key.
+    fn make_room(&mut self, index: usize) {
+        let bound = self.heap.index_bound();
+        if index < bound {
+            return;
+        }
+        let bound = (index + 1).max(2 * bound);
+        let entries = self.heap.as_slice().to_vec();
+        self.heap = DaryHeapOfIndices::with_index_bound(bound);
+        for (i, key) in entries {
+            self.heap.push(i, key);
+        }
+        self.events.resize(bound, None);
+    }
+
+    fn contains(&self, index: usize) -> bool {
+        index < self.heap.index_bound() && self.heap.contains(&index)
+    }
+}
+
+/// Which class's head pops next.
+#[derive(Clone, Copy)]
+enum Head {
+    Dense,
+    Sparse(usize),
+}
 
 /// A queue of events `K`, each scheduled at most once, popped in `(Time, Seq)` order.
-pub struct EventQueue<K: Hash + Eq> {
-    /// One heap per class.
-    heaps: Vec<Heap<K>>,
-    /// The class (heap index) of an event.
-    class_of: fn(&K) -> usize,
+pub struct EventQueue<K: Hash + Eq + Clone> {
+    dense: DenseClass<K>,
+    sparse: Vec<SparseHeap<K>>,
+    /// The class of an event.
+    file: fn(&K) -> Filing,
     next_seq: Seq,
     now: Time,
     /// Ties pop last scheduled first ([`EventQueue::reverse_ties`]).
     reversed: bool,
 }
 
-impl<K: Hash + Eq + fmt::Debug> fmt::Debug for EventQueue<K> {
+impl<K: Hash + Eq + Clone + fmt::Debug> fmt::Debug for EventQueue<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventQueue")
             .field("len", &self.len())
-            .field("classes", &self.heaps.len())
+            .field("dense", &self.dense.heap.len())
+            .field("sparse_classes", &self.sparse.len())
             .field("now", &self.now)
             .finish()
     }
 }
 
-impl<K: Hash + Eq> Default for EventQueue<K> {
+impl<K: Hash + Eq + Clone> Default for EventQueue<K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<K: Hash + Eq> EventQueue<K> {
-    /// An empty queue at time 0.
+impl<K: Hash + Eq + Clone> EventQueue<K> {
+    /// An empty queue at time 0 with one sparse class for every event.
     pub fn new() -> Self {
-        Self::with_capacity(0)
+        Self::with_classes(1, |_| Filing::Sparse(0), 0)
     }
 
-    /// An empty queue at time 0 with room for `capacity` events.
-    pub fn with_capacity(capacity: usize) -> Self {
-        Self::with_classes(1, |_| 0, capacity)
-    }
-
-    /// An empty queue at time 0 whose events fall in `classes` classes, one heap each, by
-    /// `class_of` (which must return less than `classes`, and the same class for the same event);
-    /// `capacity` is reserved in class 0. Pops are in the same order as with one class.
-    pub fn with_classes(classes: usize, class_of: fn(&K) -> usize, capacity: usize) -> Self {
-        assert!(classes >= 1, "an event queue needs a class");
-        let mut heaps: Vec<Heap<K>> = (0..classes).map(|_| PriorityQueue::with_hasher(FxBuildHasher)).collect();
-        heaps[0].reserve(capacity);
-        EventQueue { heaps, class_of, next_seq: 0, now: Time::ZERO, reversed: false }
+    /// An empty queue at time 0 whose events are filed by `file` (which must file the same event
+    /// the same way every time) in the dense class or in one of `sparse_classes` sparse classes.
+    /// `dense_bound` sizes the dense class's position table (one past the largest index expected;
+    /// it grows if a larger one comes). Pops are in the same order as with one class.
+    pub fn with_classes(sparse_classes: usize, file: fn(&K) -> Filing, dense_bound: usize) -> Self {
+        assert!(sparse_classes >= 1, "an event queue needs a sparse class");
+        EventQueue {
+            dense: DenseClass::with_index_bound(dense_bound),
+            sparse: (0..sparse_classes).map(|_| PriorityQueue::with_hasher(FxBuildHasher)).collect(),
+            file,
+            next_seq: 0,
+            now: Time::ZERO,
+            reversed: false,
+        }
     }
 
     /// The time of the last popped event (0 before the first pop).
@@ -75,12 +139,12 @@ impl<K: Hash + Eq> EventQueue<K> {
 
     /// Number of scheduled events.
     pub fn len(&self) -> usize {
-        self.heaps.iter().map(PriorityQueue::len).sum()
+        self.dense.heap.len() + self.sparse.iter().map(PriorityQueue::len).sum::<usize>()
     }
 
     /// True when nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.heaps.iter().all(PriorityQueue::is_empty)
+        self.dense.heap.is_empty() && self.sparse.iter().all(PriorityQueue::is_empty)
     }
 
     fn check_not_past(&self, t: Time) -> Result<(), QueueError> {
@@ -91,10 +155,10 @@ impl<K: Hash + Eq> EventQueue<K> {
         }
     }
 
-    fn stamp(&mut self, t: Time) -> Reverse<(Time, Seq)> {
+    fn stamp(&mut self, t: Time) -> (Time, Seq) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        Reverse((t, if self.reversed { Seq::MAX - seq } else { seq }))
+        (t, if self.reversed { Seq::MAX - seq } else { seq })
     }
 
     /// From now on, and for the events already scheduled, equal times pop in the reverse of their
@@ -108,65 +172,114 @@ impl<K: Hash + Eq> EventQueue<K> {
         self.reversed = true;
         // an event scheduled as `seq` ties as `Seq::MAX − seq`: later ones (and all to come,
         // stamped from `next_seq` on) pop first
-        for heap in &mut self.heaps {
+        for heap in &mut self.sparse {
             for (_, Reverse((_, seq))) in heap.iter_mut() {
                 *seq = Seq::MAX - *seq;
             }
+        }
+        let entries = self.dense.heap.as_slice().to_vec();
+        self.dense.heap.clear();
+        for (i, (t, seq)) in entries {
+            self.dense.heap.push(i, (t, Seq::MAX - seq));
         }
     }
 
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
     pub fn schedule(&mut self, event: K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
-        let class = (self.class_of)(&event);
-        if self.heaps[class].get(&event).is_some() {
-            return Err(QueueError::AlreadyScheduled);
+        match (self.file)(&event) {
+            Filing::Dense(i) => {
+                if self.dense.contains(i) {
+                    return Err(QueueError::AlreadyScheduled);
+                }
+                self.dense.make_room(i);
+                let key = self.stamp(t);
+                self.dense.heap.push(i, key);
+                self.dense.events[i] = Some(event);
+            }
+            Filing::Sparse(class) => {
+                if self.sparse[class].get(&event).is_some() {
+                    return Err(QueueError::AlreadyScheduled);
+                }
+                let key = self.stamp(t);
+                self.sparse[class].push(event, Reverse(key));
+            }
         }
-        let priority = self.stamp(t);
-        self.heaps[class].push(event, priority);
         Ok(())
     }
 
     /// Moves a scheduled `event` to `t`; it then ties as if newly scheduled.
     pub fn reschedule(&mut self, event: &K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
-        let class = (self.class_of)(event);
-        if self.heaps[class].get(event).is_none() {
-            return Err(QueueError::NotScheduled);
+        match (self.file)(event) {
+            Filing::Dense(i) => {
+                if !self.dense.contains(i) {
+                    return Err(QueueError::NotScheduled);
+                }
+                let key = self.stamp(t);
+                self.dense.heap.update_key(&i, key);
+            }
+            Filing::Sparse(class) => {
+                if self.sparse[class].get(event).is_none() {
+                    return Err(QueueError::NotScheduled);
+                }
+                let key = self.stamp(t);
+                self.sparse[class].change_priority(event, Reverse(key));
+            }
         }
-        let priority = self.stamp(t);
-        self.heaps[class].change_priority(event, priority);
         Ok(())
     }
 
     /// Removes `event`; returns the time it was scheduled at, or `None` if it was not scheduled.
     pub fn cancel(&mut self, event: &K) -> Option<Time> {
-        self.heaps[(self.class_of)(event)].remove(event).map(|(_, Reverse((t, _)))| t)
+        match (self.file)(event) {
+            Filing::Dense(i) => {
+                if !self.dense.contains(i) {
+                    return None;
+                }
+                self.dense.events[i] = None;
+                Some(self.dense.heap.remove(&i).0)
+            }
+            Filing::Sparse(class) => self.sparse[class].remove(event).map(|(_, Reverse((t, _)))| t),
+        }
     }
 
     /// The class whose head pops next.
-    fn first(&self) -> Option<usize> {
-        let mut best: Option<(usize, Reverse<(Time, Seq)>)> = None;
-        for (class, heap) in self.heaps.iter().enumerate() {
-            if let Some((_, &priority)) = heap.peek() {
-                if best.is_none_or(|(_, b)| priority > b) {
-                    best = Some((class, priority));
+    fn first(&self) -> Option<Head> {
+        let mut best: Option<(Head, (Time, Seq))> = self.dense.heap.peek().map(|&(_, key)| (Head::Dense, key));
+        for (class, heap) in self.sparse.iter().enumerate() {
+            if let Some((_, &Reverse(key))) = heap.peek() {
+                if best.is_none_or(|(_, b)| key < b) {
+                    best = Some((Head::Sparse(class), key));
                 }
             }
         }
-        best.map(|(class, _)| class)
+        best.map(|(head, _)| head)
     }
 
     /// The next event and its time, without removing it.
     pub fn peek(&self) -> Option<(&K, Time)> {
-        let class = self.first()?;
-        self.heaps[class].peek().map(|(k, Reverse((t, _)))| (k, *t))
+        match self.first()? {
+            Head::Dense => {
+                let &(i, (t, _)) = self.dense.heap.peek()?;
+                self.dense.events[i].as_ref().map(|k| (k, t))
+            }
+            Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse((t, _)))| (k, *t)),
+        }
     }
 
     /// Removes and returns the earliest event; the queue's time becomes its time.
     pub fn pop(&mut self) -> Option<(K, Time)> {
-        let class = self.first()?;
-        let (k, Reverse((t, _))) = self.heaps[class].pop()?;
+        let (k, t) = match self.first()? {
+            Head::Dense => {
+                let (i, (t, _)) = self.dense.heap.pop()?;
+                (self.dense.events[i].take()?, t)
+            }
+            Head::Sparse(class) => {
+                let (k, Reverse((t, _))) = self.sparse[class].pop()?;
+                (k, t)
+            }
+        };
         self.now = t;
         Some((k, t))
     }
@@ -179,6 +292,30 @@ mod tests {
 
     fn t(s: f64) -> Time {
         Time::new(s).unwrap()
+    }
+
+    fn split_filing(k: &u32) -> Filing {
+        if k.is_multiple_of(3) {
+            Filing::Dense(*k as usize / 3)
+        } else {
+            Filing::Sparse(*k as usize % 3 - 1)
+        }
+    }
+
+    #[test]
+    fn the_dense_class_keeps_its_events_when_its_table_grows() {
+        let mut q = EventQueue::with_classes(1, |&k: &usize| Filing::Dense(k), 1);
+        for k in [0, 5, 2, 40, 7] {
+            q.schedule(k, t(k as f64)).unwrap();
+        }
+        assert_eq!(q.schedule(5, t(9.0)), Err(QueueError::AlreadyScheduled));
+        assert_eq!(q.cancel(&7), Some(t(7.0)));
+        assert_eq!(q.cancel(&7), None);
+        assert_eq!(q.cancel(&1000), None);
+        assert_eq!(q.reschedule(&1000, t(1.0)), Err(QueueError::NotScheduled));
+        q.reschedule(&40, t(1.0)).unwrap();
+        let order: Vec<(usize, Time)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(0, t(0.0)), (40, t(1.0)), (2, t(2.0)), (5, t(5.0))]);
     }
 
     #[test]
@@ -224,9 +361,11 @@ mod tests {
             ops in proptest::collection::vec((0u8..5, 0u32..40, 0u8..30), 1..400),
         ) {
             // the same schedule / reschedule / cancel / pop / reverse-ties sequence on one heap
-            // and on four
+            // and on a dense and two sparse ones
             let mut one = EventQueue::new();
-            let mut split = EventQueue::with_classes(4, |k: &u32| *k as usize % 4, 0);
+            // keys divisible by 3 in the dense class (its position table grows from 2), the others
+            // in two sparse classes
+            let mut split = EventQueue::with_classes(2, split_filing, 2);
             for &(op, key, dt) in &ops {
                 let at = t(one.now().seconds() + dt as f64);
                 match op {
@@ -253,8 +392,10 @@ mod tests {
         fn pops_are_sorted_by_time_then_seq(
             times in proptest::collection::vec(0u8..20, 1..200),
             moves in proptest::collection::vec((0usize..200, 0u8..20), 0..50),
+            dense in any::<bool>(),
         ) {
-            let mut q = EventQueue::new();
+            // every key in the one sparse class, or every key in the dense class
+            let mut q = if dense { EventQueue::with_classes(1, |&k| Filing::Dense(k), 0) } else { EventQueue::new() };
             let mut expected: Vec<(u8, u64, usize)> = Vec::new();
             let mut seq = 0u64;
             for (i, &ti) in times.iter().enumerate() {
