@@ -30,6 +30,7 @@ use crate::observe::ContactFrameStats;
 use slotmap::SlotMap;
 use smallvec::{smallvec, SmallVec};
 use std::fmt;
+use thin_vec::ThinVec;
 
 /// Contact settings of the AVI backend (the scene's `[contact]` table).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -222,16 +223,17 @@ struct Pair {
     primitives: Option<(u32, u32)>,
     /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
     inverse_mass: Real,
-    /// Clocks of layers 1..=n (index l − 1).
-    layers: Vec<LayerClock>,
+    /// Clocks of layers 1..=n (index l − 1). A thin vector: most pairs never have a layer.
+    layers: ThinVec<LayerClock>,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
     certificate: Option<Guard>,
     /// Stamp of the last event that re-certified this pair (one re-certification per event).
-    stamp: u64,
-    /// When the pair's certificate event is due in the queue, if it is scheduled. A new failure
-    /// time later than this leaves the queue alone: the event then fires early, which is safe
-    /// (it re-certifies), and saves a queue update per re-certification.
-    due: Option<Time>,
+    stamp: u32,
+    /// When the pair's certificate event is due in the queue, [`Time::NEVER`] if it is not
+    /// scheduled (only finite failure times are). A new failure time later than this leaves the
+    /// queue alone: the event then fires early, which is safe (it re-certifies), and saves a
+    /// queue update per re-certification.
+    due: Time,
 }
 
 /// The clock of an active layer: a regular [`Clock`] on multiples of h(l) (origin 0), or under
@@ -357,8 +359,8 @@ pub struct ContactManager {
     broad: BroadPhase,
     /// The pair of each primitive pair (i < j) that has one.
     pair_of: FixedHashMap<(u32, u32), PairId>,
-    /// Stamp of the last kick that rescheduled each primitive's grid certificate.
-    primitive_stamp: Vec<u64>,
+    /// Stamp of the last kick that rescheduled each primitive's grid certificate (0: none yet).
+    primitive_stamp: Vec<u32>,
     /// Pairs made and removed by the broad phase after the start, and the most alive at once.
     pairs_created: u64,
     pairs_removed: u64,
@@ -371,7 +373,9 @@ pub struct ContactManager {
     /// velocity stays within ε of v₀; a kick that leaves the tube re-centres it and re-certifies
     /// the vertex's pairs.
     reference_velocity: Vec<Vec3>,
-    stamp: u64,
+    /// Stamp of the last kick ([`ContactManager::after_kick`]); pairs and primitives it
+    /// re-certified carry it. Wraps to 1 after `u32::MAX`, clearing every stamp.
+    stamp: u32,
     /// Deepest layer ever activated.
     deepest_layer: u32,
     /// Smallest gap seen at a layer or certificate event, m.
@@ -449,10 +453,10 @@ impl ContactManager {
             kind,
             primitives,
             inverse_mass,
-            layers: Vec::new(),
+            layers: ThinVec::new(),
             certificate: None,
             stamp: 0,
-            due: None,
+            due: Time::NEVER,
         });
         for u in &vertices {
             self.support[u.index()].push(k);
@@ -510,8 +514,8 @@ impl ContactManager {
         let support = self.support.capacity() * std::mem::size_of::<Vec<PairId>>()
             + self.support.iter().map(|s| s.capacity() * std::mem::size_of::<PairId>()).sum::<usize>();
         let index = self.pair_of.capacity() * (std::mem::size_of::<((u32, u32), PairId)>() + 1);
-        let tubes =
-            self.reference_velocity.capacity() * std::mem::size_of::<Vec3>() + self.primitive_stamp.capacity() * 8;
+        let tubes = self.reference_velocity.capacity() * std::mem::size_of::<Vec3>()
+            + self.primitive_stamp.capacity() * std::mem::size_of::<u32>();
         pairs + support + index + tubes + self.broad.heap_bytes()
     }
 
@@ -769,7 +773,7 @@ impl ContactManager {
         let mut out = Vec::new();
         let k = pair;
         self.pairs[k].certificate = None;
-        self.pairs[k].due = None;
+        self.pairs[k].due = Time::NEVER;
         self.certify(k, t, model, &mut out)?;
         Ok(out)
     }
@@ -888,12 +892,12 @@ impl ContactManager {
     /// already due no later than that.
     fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
         let pair = &mut self.pairs[k];
-        if pair.due.is_some_and(|due| due.seconds() <= failure) {
+        if pair.due.seconds() <= failure {
             return;
         }
         if failure.is_finite() {
             let at = Time::new(failure).expect("finite failure time");
-            pair.due = Some(at);
+            pair.due = at;
             out.push(Schedule::Certificate(k, at));
         }
     }
@@ -1167,6 +1171,22 @@ impl ContactManager {
         Ok(LayerOutcome { tick, period: h, kicked })
     }
 
+    /// A stamp no pair or primitive carries: the next one, or after `u32::MAX` kicks 1 again with
+    /// every stamp cleared (a stamp is 4 bytes per pair instead of 8).
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp = match self.stamp.checked_add(1) {
+            Some(stamp) => stamp,
+            None => {
+                for pair in self.pairs.values_mut() {
+                    pair.stamp = 0;
+                }
+                self.primitive_stamp.fill(0);
+                1
+            }
+        };
+        self.stamp
+    }
+
     /// After the velocities of `kicked` changed at `t`: each free vertex whose new velocity left
     /// its vague tube (‖v − v₀‖ > ε) is re-centred, and every pair it supports is re-certified
     /// (ACM §5.2–§5.3); kicks inside the tube reschedule nothing.
@@ -1177,8 +1197,7 @@ impl ContactManager {
         model: &Model,
         out: &mut Vec<Schedule>,
     ) -> Result<(), ContactError> {
-        self.stamp += 1;
-        let stamp = self.stamp;
+        let stamp = self.next_stamp();
         let v = &model.vertices;
         // first re-centre every tube that was left, then re-certify: a pair with two kicked
         // vertices must see both new references
@@ -1444,6 +1463,35 @@ mod tests {
             let t = Time::new(failure * k as Real / 100.0).unwrap();
             manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
         }
+    }
+
+    #[test]
+    fn kicks_after_the_stamp_wraps_still_re_certify_every_pair_once() {
+        let mut model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        let pair = manager.pairs.keys().next().expect("the spheres' pair");
+        // the pair was re-certified by stamp 1, long ago; the next kick wraps the stamp to 1
+        manager.pairs[pair].stamp = 1;
+        manager.stamp = u32::MAX;
+        let mut out = Vec::new();
+        for (kick, stamp) in [1, 2, 3].into_iter().enumerate() {
+            // both spheres leave their tubes (2 m/s more toward each other each time), so the
+            // pair is reached through both support lists
+            model.vertices.kick(VertexId(0), Vec3::x() * -2.0);
+            model.vertices.kick(VertexId(1), Vec3::x() * 2.0);
+            manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+            assert_eq!(manager.stamp, stamp);
+            assert_eq!(manager.pairs[pair].stamp, stamp);
+            assert_eq!(manager.reschedules(), kick as u64 + 1, "one re-certification per kick");
+        }
+    }
+
+    #[test]
+    fn a_pair_record_stays_small() {
+        // a pair exists for every overlapping pair of fat boxes, hundreds of thousands at once on
+        // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
+        assert!(std::mem::size_of::<Pair>() <= 136, "Pair is {} bytes", std::mem::size_of::<Pair>());
     }
 
     #[test]
