@@ -7,7 +7,7 @@
 //!   index: the AVI engine's force ticks and frames, a few hundred thousand that fire millions of
 //!   times. It is a 4-ary heap with a position per index (`orx-priority-queue`'s
 //!   `DaryHeapOfIndices`): no hashing, and the `(Time, Seq)` keys sit in the heap itself, so a sift
-//!   compares neighbours in memory instead of chasing an index map (2–4× cheaper per pop and push
+//!   compares neighbours in memory instead of chasing an index map (1.7–2.8× cheaper per pop and push
 //!   than the sparse heap, the more so the larger the queue; `docs/performance.md`).
 //! - **Sparse classes** hold events without such an index (contact layers, slab and broad-phase
 //!   certificates, which come and go by the hundred thousand and mostly wait): a binary heap with a
