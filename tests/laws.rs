@@ -211,6 +211,70 @@ fn law4_every_force_event_is_at_an_integer_multiple_of_its_period() {
     }
 }
 
+/// Per frame, its time and every velocity; and how many force ticks ran at a frame's instant
+/// after that frame.
+#[derive(Default)]
+struct FrameOrder {
+    frames: Vec<(f64, Vec<V3>)>,
+    late_ticks: usize,
+}
+
+impl Observer for FrameOrder {
+    fn on_event(&mut self, e: &EventRecord) {
+        if e.kind == EventKind::Force && self.frames.last().is_some_and(|(t, _)| *t == e.time.seconds()) {
+            self.late_ticks += 1;
+        }
+    }
+
+    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
+        let v = &f.model.vertices;
+        self.frames.push((f.time.seconds(), (0..v.len()).map(|i| v.velocity(VertexId(i as u32))).collect()));
+        Ok(())
+    }
+}
+
+#[test]
+fn law8_a_frame_at_the_instant_of_force_ticks_comes_after_them_in_either_tie_order() {
+    // every clock ticks at k·2⁻⁹ s and frames fall at k·2⁻¹⁰ s, so every other frame is at the
+    // instant of every tick. The frame must see every kick at its time whichever way equal times
+    // pop: with reversed ties a frame (scheduled after the ticks at its instant) pops before them,
+    // defers itself, ties first again, and must still get behind them
+    let text =
+        CHAIN.replace("period = 0.0005", "period = 0.001953125").replace("frame_rate = 1.0", "frame_rate = 1024.0");
+    assert_ne!(text, CHAIN);
+    let run = |reversed: bool| {
+        // on a thread of its own: a frame that kept deferring itself would never return from
+        // `step_event`, and the test must fail rather than hang
+        let text = text.clone();
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sim = simulation(&text);
+            if reversed {
+                sim.avi_mut().unwrap().reverse_ties();
+            }
+            let mut order = FrameOrder::default();
+            while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= 0.125) {
+                sim.step_event(&mut order).unwrap();
+            }
+            done.send(order).unwrap();
+        });
+        result
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("reversed {reversed}: the run did not finish in 60 s ({e})"))
+    };
+    let (forward, backward) = (run(false), run(true));
+    for order in [&forward, &backward] {
+        assert_eq!(order.frames.len(), 129, "frames at k·2⁻¹⁰ s up to 0.125 s");
+        assert_eq!(order.late_ticks, 0, "a force ticked at a frame's instant after the frame");
+    }
+    for ((t, a), (u, b)) in forward.frames.iter().zip(&backward.frames) {
+        assert_eq!(t, u);
+        let worst = a.iter().zip(b).map(|(p, q)| (p - q).norm()).fold(0.0, f64::max);
+        assert!(worst < 1e-12, "at {t} s the frames' velocities differ by {worst} m/s");
+    }
+    assert!(forward.frames[128].1.iter().any(|v| v.norm() > 0.1), "the chain moves");
+}
+
 // ---------------------------------------------------------------- law 2: momentum
 
 /// Linear and angular momentum from a frame's positions and the model's velocities and masses.

@@ -227,7 +227,8 @@ struct Pair {
     layers: ThinVec<LayerClock>,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
     certificate: Option<Guard>,
-    /// Stamp of the last event that re-certified this pair (one re-certification per event).
+    /// Stamp of the last kick that re-certified this pair (one re-certification per kick; 0:
+    /// none yet).
     stamp: u32,
     /// When the pair's certificate event is due in the queue, [`Time::NEVER`] if it is not
     /// scheduled (only finite failure times are). A new failure time later than this leaves the
@@ -509,8 +510,15 @@ impl ContactManager {
     /// pair index, vague tubes, primitives and the grid (an estimate from capacities and element
     /// sizes; issue 4's memory goal is per vertex of the model).
     pub fn bookkeeping_bytes(&self) -> usize {
-        let pairs = self.pairs.capacity() * (std::mem::size_of::<Pair>() + std::mem::size_of::<u32>())
-            + self.pairs.values().map(|p| p.layers.capacity() * std::mem::size_of::<LayerClock>()).sum::<usize>();
+        // a slot is the pair and its version, padded to the pair's alignment; a thin vector that
+        // holds anything has a header of its length and capacity before its elements
+        let slot =
+            (std::mem::size_of::<Pair>() + std::mem::size_of::<u32>()).next_multiple_of(std::mem::align_of::<Pair>());
+        let layers = |p: &Pair| match p.layers.capacity() {
+            0 => 0,
+            n => 2 * std::mem::size_of::<usize>() + n * std::mem::size_of::<LayerClock>(),
+        };
+        let pairs = self.pairs.capacity() * slot + self.pairs.values().map(layers).sum::<usize>();
         let support = self.support.capacity() * std::mem::size_of::<Vec<PairId>>()
             + self.support.iter().map(|s| s.capacity() * std::mem::size_of::<PairId>()).sum::<usize>();
         let index = self.pair_of.capacity() * (std::mem::size_of::<((u32, u32), PairId)>() + 1);
@@ -1484,6 +1492,36 @@ mod tests {
             assert_eq!(manager.stamp, stamp);
             assert_eq!(manager.pairs[pair].stamp, stamp);
             assert_eq!(manager.reschedules(), kick as u64 + 1, "one re-certification per kick");
+        }
+    }
+
+    #[test]
+    fn the_stamp_wrap_clears_the_primitives_stamps_too() {
+        // two spheres 0.08 m apart on a hash grid; both primitives' grid certificates were
+        // rescheduled by stamp 1 long ago, and the next kick wraps the stamp to 1
+        let mut model = Model::new();
+        model.add_body(
+            Body::new("s", BodyKind::Particles { radius: 0.1 }),
+            &[Vec3::zeros(), Vec3::x() * 0.28],
+            &[Vec3::zeros(); 2],
+            &[1.0; 2],
+        );
+        let grid = ContactSettings { broad_phase: BroadPhaseKind::HashGrid { cell_size: None }, ..settings() };
+        let mut manager = ContactManager::new(&model, grid);
+        manager.start(&model).unwrap();
+        assert_eq!(manager.pairs.len(), 1, "the spheres' fat boxes overlap");
+        manager.primitive_stamp.fill(1);
+        manager.stamp = u32::MAX;
+        model.vertices.kick(VertexId(0), Vec3::x() * 2.0); // −2 m/s: apart
+        model.vertices.kick(VertexId(1), Vec3::x() * -2.0);
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        assert_eq!(manager.stamp, 1);
+        for p in [0, 1] {
+            assert!(
+                out.iter().any(|s| matches!(s, Schedule::BroadPhase(q, _) if *q == p)),
+                "primitive {p}'s grid certificate was not rescheduled: {out:?}"
+            );
         }
     }
 

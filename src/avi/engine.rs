@@ -250,18 +250,19 @@ impl AviEngine {
         model: &mut Model,
         observer: &mut O,
     ) -> Result<Option<EventRecord>, SimulationError> {
-        let (key, t) = loop {
-            let Some((key, t)) = self.queue.pop() else {
-                return Ok(None);
-            };
-            // A frame due at the same time as other events goes after them, so it always sees
-            // the velocities after every kick at its time (a deferral, not an event).
-            if key == EventKey::Frame && self.queue.peek().is_some_and(|(_, next)| next == t) {
-                self.queue.schedule(EventKey::Frame, t)?;
-                continue;
-            }
-            break (key, t);
+        let Some((mut key, t)) = self.queue.pop() else {
+            return Ok(None);
         };
+        // A frame due at the same time as other events goes after them, so it always sees the
+        // velocities after every kick at its time (a deferral, not an event): the next of them
+        // runs now and the frame goes back in the queue. Each deferral runs an event, so the frame
+        // comes last in either tie order (after `reverse_ties` it ties first again and defers
+        // again).
+        if key == EventKey::Frame && self.queue.peek().is_some_and(|(_, next)| next == t) {
+            let (other, _) = self.queue.pop().expect("an event was peeked");
+            self.queue.schedule(EventKey::Frame, t)?;
+            key = other;
+        }
         let start = self.profile.then(std::time::Instant::now);
         self.rescheduling = std::time::Duration::ZERO;
         let (record, kicked) = match key {

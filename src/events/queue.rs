@@ -34,8 +34,10 @@ const DENSE_ARITY: usize = 4;
 /// Where an event is filed ([`EventQueue::with_classes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Filing {
-    /// In the dense class under this index. Distinct events must have distinct indexes; small
-    /// indexes keep the position table small (it grows to the largest index seen).
+    /// In the dense class under this index. Distinct events must have distinct indexes. The
+    /// class keeps a position table entry per index up to the largest one scheduled (the table
+    /// grows to at least twice its size when a larger index comes), so indexes should be small
+    /// and dense, such as registration numbers.
     Dense(usize),
     /// In sparse class `c` (less than the number of sparse classes).
     Sparse(usize),
@@ -60,12 +62,9 @@ impl<K: Clone> DenseClass<K> {
         if index < bound {
             return;
         }
-        let bound = (index + 1).max(2 * bound);
+        let bound = index.saturating_add(1).max(bound.saturating_mul(2));
         let entries = self.heap.as_slice().to_vec();
-        self.heap = DaryHeapOfIndices::with_index_bound(bound);
-        for (i, key) in entries {
-            self.heap.push(i, key);
-        }
+        self.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
         self.events.resize(bound, None);
     }
 
@@ -177,11 +176,10 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 *seq = Seq::MAX - *seq;
             }
         }
-        let entries = self.dense.heap.as_slice().to_vec();
-        self.dense.heap.clear();
-        for (i, (t, seq)) in entries {
-            self.dense.heap.push(i, (t, Seq::MAX - seq));
-        }
+        let bound = self.dense.heap.index_bound();
+        let entries: Vec<_> =
+            self.dense.heap.as_slice().iter().map(|&(i, (t, seq))| (i, (t, Seq::MAX - seq))).collect();
+        self.dense.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
     }
 
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
@@ -190,6 +188,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         match (self.file)(&event) {
             Filing::Dense(i) => {
                 if self.dense.contains(i) {
+                    debug_assert!(self.dense.events[i].as_ref() == Some(&event), "two events filed under index {i}");
                     return Err(QueueError::AlreadyScheduled);
                 }
                 self.dense.make_room(i);
@@ -216,6 +215,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 if !self.dense.contains(i) {
                     return Err(QueueError::NotScheduled);
                 }
+                debug_assert!(self.dense.events[i].as_ref() == Some(event), "two events filed under index {i}");
                 let key = self.stamp(t);
                 self.dense.heap.update_key(&i, key);
             }
@@ -237,6 +237,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 if !self.dense.contains(i) {
                     return None;
                 }
+                debug_assert!(self.dense.events[i].as_ref() == Some(event), "two events filed under index {i}");
                 self.dense.events[i] = None;
                 Some(self.dense.heap.remove(&i).0)
             }
@@ -382,6 +383,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(one.len(), split.len());
+                prop_assert_eq!(one.is_empty(), split.is_empty());
             }
             let rest_one: Vec<(u32, Time)> = std::iter::from_fn(|| one.pop()).collect();
             let rest_split: Vec<(u32, Time)> = std::iter::from_fn(|| split.pop()).collect();
