@@ -1426,10 +1426,15 @@ mod tests {
 
     /// Two unit spheres of radius 0.1 with centres 1 m apart on the x axis, at rest.
     fn two_spheres() -> Model {
+        two_spheres_apart(1.0)
+    }
+
+    /// Two unit spheres of radius 0.1 with centres `d` apart on the x axis, at rest.
+    fn two_spheres_apart(d: Real) -> Model {
         let mut model = Model::new();
         model.add_body(
             Body::new("s", BodyKind::Particles { radius: 0.1 }),
-            &[Vec3::zeros(), Vec3::x()],
+            &[Vec3::zeros(), Vec3::x() * d],
             &[Vec3::zeros(); 2],
             &[1.0; 2],
         );
@@ -1499,13 +1504,7 @@ mod tests {
     fn the_stamp_wrap_clears_the_primitives_stamps_too() {
         // two spheres 0.08 m apart on a hash grid; both primitives' grid certificates were
         // rescheduled by stamp 1 long ago, and the next kick wraps the stamp to 1
-        let mut model = Model::new();
-        model.add_body(
-            Body::new("s", BodyKind::Particles { radius: 0.1 }),
-            &[Vec3::zeros(), Vec3::x() * 0.28],
-            &[Vec3::zeros(); 2],
-            &[1.0; 2],
-        );
+        let mut model = two_spheres_apart(0.28);
         let grid = ContactSettings { broad_phase: BroadPhaseKind::HashGrid { cell_size: None }, ..settings() };
         let mut manager = ContactManager::new(&model, grid);
         manager.start(&model).unwrap();
