@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         frame_rate: 2.0,
         gravity: Vec3::zeros(),
         safety_factor: 0.1,
-        contact: None,
+        ..Default::default()
     };
     let mut sim = Simulation::new(model, forces, parameters)?;
     for (_, p, h) in sim.avi().expect("AVI backend").forces() {

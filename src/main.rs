@@ -269,11 +269,15 @@ fn info(scene: &str) -> ExitCode {
         Err(e) => return bad_input(format!("{name}: {e}")),
     };
     println!(
-        "scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}",
+        "scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}, {}",
         params.duration,
         params.frame_rate,
         params.gravity.as_slice(),
-        params.safety_factor
+        params.safety_factor,
+        match params.period_ladder.rungs() {
+            0 => "exact stable periods".to_string(),
+            r => format!("stable periods rounded down to {r} rungs per octave"),
+        }
     );
     println!("bodies:");
     for (id, b) in &model.bodies {

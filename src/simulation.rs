@@ -11,6 +11,7 @@
 
 use crate::avi::{AviEngine, ContactSettings, ForceSpec};
 use crate::error::SimulationError;
+use crate::events::PeriodLadder;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -30,6 +31,9 @@ pub struct SimulationParameters {
     pub gravity: Vec3,
     /// Factor applied to every stable-step estimate (0 < s ≤ 1; AVI only).
     pub safety_factor: Real,
+    /// Rounds stable-step estimates (after `safety_factor`) down so that like elements share a
+    /// period (AVI only).
+    pub period_ladder: PeriodLadder,
     /// Contact on the AVI backend (penalty layers and certificates), or `None`.
     pub contact: Option<ContactSettings>,
 }
@@ -41,6 +45,7 @@ impl Default for SimulationParameters {
             frame_rate: 60.0,
             gravity: Vec3::new(0.0, 0.0, -9.8),
             safety_factor: 0.5,
+            period_ladder: PeriodLadder::DEFAULT,
             contact: None,
         }
     }
@@ -70,7 +75,8 @@ impl Simulation {
         parameters: SimulationParameters,
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
-        let mut engine = AviEngine::new(&model, forces, parameters.safety_factor, parameters.frame_rate)?;
+        let mut engine =
+            AviEngine::new(&model, forces, parameters.safety_factor, parameters.period_ladder, parameters.frame_rate)?;
         if let Some(contact) = parameters.contact {
             engine = engine.with_contact(&model, contact)?;
         }

@@ -29,8 +29,7 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
         duration: 2.0 * start + 0.5,
         frame_rate: 10.0,
         gravity: Vec3::zeros(),
-        safety_factor: 0.5,
-        contact: None,
+        ..Default::default()
     };
     let sync = SyncParameters {
         integrator,

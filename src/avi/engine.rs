@@ -2,7 +2,7 @@
 
 use super::contact_manager::{ContactManager, ContactSettings, PairId, Schedule};
 use crate::error::SimulationError;
-use crate::events::{Clock, EventQueue, Filing, QueueError};
+use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
 use crate::ids::{ForceId, VertexId};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
@@ -106,8 +106,15 @@ pub struct AviEngine {
 impl AviEngine {
     /// Registers `specs` on clocks and schedules their first ticks and the frame at t = 0.
     ///
-    /// `safety` scales stable-step estimates (0 < safety ≤ 1); frames are taken at k / `frame_rate`.
-    pub fn new(model: &Model, specs: Vec<ForceSpec>, safety: Real, frame_rate: Real) -> Result<Self, SimulationError> {
+    /// `safety` scales stable-step estimates (0 < safety ≤ 1), which `ladder` then rounds down so
+    /// that like elements share a period; frames are taken at k / `frame_rate`.
+    pub fn new(
+        model: &Model,
+        specs: Vec<ForceSpec>,
+        safety: Real,
+        ladder: PeriodLadder,
+        frame_rate: Real,
+    ) -> Result<Self, SimulationError> {
         if !(safety > 0.0 && safety <= 1.0) {
             return Err(SimulationError::BadParameter {
                 name: "safety_factor",
@@ -138,7 +145,7 @@ impl AviEngine {
                     local_m.clear();
                     local_m
                         .extend(stencil.iter().map(|&v| model.vertices.effective_mass(v) / shares[v.index()] as Real));
-                    spec.potential.stable_step(&local_x, &local_m).map(|h| h * safety)
+                    spec.potential.stable_step(&local_x, &local_m).map(|h| ladder.round_down(h * safety))
                 }
             });
         }

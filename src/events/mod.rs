@@ -2,10 +2,11 @@
 //!
 //! [`EventQueue`] orders events by `(Time, Seq)`: equal times pop in the order they were scheduled,
 //! so runs are deterministic (law 6). [`Clock`] is a regular clock whose ticks are exactly `k · h`
-//! computed from the integer tick count, never an accumulated sum (law 4).
+//! computed from the integer tick count, never an accumulated sum (law 4); [`PeriodLadder`] rounds
+//! stable periods so that like elements share a clock.
 
 mod clock;
 mod queue;
 
-pub use clock::Clock;
+pub use clock::{Clock, PeriodLadder};
 pub use queue::{EventQueue, Filing, QueueError, Seq};

@@ -4,6 +4,7 @@ use super::schema::{self, BodySection, Generator, MeshSpec, ParticleGenerator, P
 use super::{Backend, Scene, SceneError};
 use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant, ForceSpec, PeriodChoice};
 use crate::contact::LayerSchedule;
+use crate::events::PeriodLadder;
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::mesh::{self, TriMesh};
@@ -95,6 +96,17 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
     if !(sim.safety_factor > 0.0 && sim.safety_factor <= 1.0) {
         return Err(ctx.err("simulation.safety_factor", format!("must be in (0, 1], got {}", sim.safety_factor)));
     }
+    let Some(period_ladder) = PeriodLadder::with_rungs(sim.period_rungs) else {
+        return Err(ctx.err(
+            "simulation.period_rungs",
+            format!(
+                "must be 0 (exact stable estimates) or a power of two up to {}, got {}; the default is {}",
+                PeriodLadder::MAX_RUNGS,
+                sim.period_rungs,
+                PeriodLadder::DEFAULT.rungs()
+            ),
+        ));
+    };
     let gravity = ctx.finite_vec("simulation", "gravity", sim.gravity)?;
     let common_period = match sim.period {
         None => None,
@@ -242,6 +254,7 @@ pub(super) fn build(raw: SceneFile, file: &str, base: &Path, name: String) -> Re
         frame_rate: sim.frame_rate,
         gravity,
         safety_factor: sim.safety_factor,
+        period_ladder,
         contact,
     };
     Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings, contact_violation })

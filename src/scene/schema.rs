@@ -42,6 +42,9 @@ pub struct SimulationSection {
     /// Factor on every stable-step estimate, (0, 1].
     #[serde(default = "defaults::safety_factor")]
     pub safety_factor: f64,
+    /// Rungs per octave that stable periods are rounded down to (a power of two; 0: exact).
+    #[serde(default = "defaults::period_rungs")]
+    pub period_rungs: u32,
     /// One common clock period for every potential, s (law 7 studies: the AVI is then Verlet).
     #[serde(default)]
     pub period: Option<f64>,
@@ -55,6 +58,7 @@ impl Default for SimulationSection {
             gravity: defaults::gravity(),
             backend: None,
             safety_factor: defaults::safety_factor(),
+            period_rungs: defaults::period_rungs(),
             period: None,
         }
     }
@@ -72,6 +76,9 @@ mod defaults {
     }
     pub fn safety_factor() -> f64 {
         0.5
+    }
+    pub fn period_rungs() -> u32 {
+        crate::events::PeriodLadder::DEFAULT.rungs()
     }
 }
 
