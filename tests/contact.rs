@@ -370,10 +370,13 @@ fn cloths_draped_on_sliver_spikes_and_pulled_out_never_intersect() {
     // safety on degenerate geometry (report §8.6): the built-in spikes scene (36 spikes of six
     // 3.47° slivers) with 6 × 16 cloths instead of 26 × 77, the pull-out started at 0.2 s instead
     // of 1.5 s, run to 0.4 s: the cloths land on the spike tips, the bottom one is dragged 2 cm
-    // across them; `check` tests every frame with exact predicates
+    // across them; `check` tests every frame with exact predicates. The pulled side drapes freely
+    // until the pull starts, as in the report: from the frames, it fell until 0.2 s and then
+    // moved on its path from where it was.
     let dir = std::env::temp_dir().join(format!("avicontact-spikes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let text = common::coarse_spikes("velocity = [0.0, 0.1, 0.0], start = 0.2");
+    assert!(text.contains("start = 0.2, before_start = \"free\""));
     let scene = dir.join("spikes.toml");
     std::fs::write(&scene, text).unwrap();
     let out = dir.join("out");
@@ -381,6 +384,27 @@ fn cloths_draped_on_sliver_spikes_and_pulled_out_never_intersect() {
     println!("{report}; deepest layer {}", summary["deepest_layer"]);
     assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 100_000, "the cloths landed: {summary}");
     assert!(report.contains("13 frames checked, no intersection"), "{report}");
+    let vertices = |frame: usize| -> Vec<[f64; 3]> {
+        let text = std::fs::read_to_string(out.join(format!("frames/frame_{frame:05}.obj"))).unwrap();
+        let coordinates = |line: &str| -> [f64; 3] {
+            let v: Vec<f64> = line.split_whitespace().skip(1).map(|c| c.parse().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        };
+        text.lines().filter(|l| l.starts_with("v ")).map(coordinates).collect()
+    };
+    // the plate's vertices, then the bottom cloth's (6 × 16): its pulled side is 90..=95
+    let plate = vertices(0).len() - 2 * 96;
+    let pulled = plate + 90..=plate + 95;
+    let (initial, at_start) = (vertices(0), vertices(6));
+    for i in pulled.clone() {
+        assert!(at_start[i][2] < initial[i][2] - 0.005, "vertex {i} fell before the pull: {:?}", at_start[i]);
+        for frame in 7..=12 {
+            let x = vertices(frame)[i];
+            let dy = 0.1 * (frame as f64 / 30.0 - 0.2);
+            let path = [at_start[i][0], at_start[i][1] + dy, at_start[i][2]];
+            assert!((0..3).all(|d| (x[d] - path[d]).abs() < 1e-12), "vertex {i}, frame {frame}: {x:?} off {path:?}");
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -123,7 +123,7 @@ impl BroadPhase {
     /// hysteresis (m; `None`: [`default_slack`] for the cell side).
     pub(super) fn new(model: &Model, kind: BroadPhaseKind, reach: Real, tolerance: Real, slack: Option<Real>) -> Self {
         let v = &model.vertices;
-        let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
+        let held = |u: VertexId| !matches!(v.motion_at(u, 0.0), Motion::Free);
         let fixed = |u: VertexId| matches!(v.motion(u), Motion::Fixed);
         // one list of primitives (`contact::proximity::primitives`), grouped by shape
         let mut spheres = Vec::new();
@@ -497,8 +497,15 @@ pub(super) fn vertex_tube(
     t: Real,
 ) -> (VagueTrajectory, Real) {
     let v = &model.vertices;
-    match v.motion(u) {
-        Motion::Free => (VagueTrajectory { x0, v0: reference_velocity[u.index()], tolerance }, Real::INFINITY),
+    // a vertex free until a script starts changes its nominal velocity then
+    let capture = match v.motion(u) {
+        Motion::FreeUntil(path) if path.start > t => path.start,
+        _ => Real::INFINITY,
+    };
+    match v.motion_at(u, t) {
+        Motion::Free | Motion::FreeUntil(_) => {
+            (VagueTrajectory { x0, v0: reference_velocity[u.index()], tolerance }, capture)
+        }
         Motion::Fixed => (VagueTrajectory::linear(x0, Vec3::zeros()), Real::INFINITY),
         Motion::Scripted(path) => {
             let next = [path.start, path.stop].into_iter().filter(|&c| c > t).fold(Real::INFINITY, Real::min);

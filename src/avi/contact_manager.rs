@@ -397,7 +397,7 @@ impl ContactManager {
     /// constraints per edge of an inextensible body.
     pub fn new(model: &Model, settings: ContactSettings) -> Self {
         let v = &model.vertices;
-        let held = |u: VertexId| !matches!(v.motion(u), Motion::Free);
+        let held = |u: VertexId| !matches!(v.motion_at(u, 0.0), Motion::Free);
         // a pair must exist while its gap may fall below η(1); twice the profitable gap leaves room
         // for its first slab
         let reach = 2.0 * settings.profitability * settings.layers.thickness(1);
@@ -1007,19 +1007,8 @@ impl ContactManager {
             x.clear();
             x.extend(pair.kind.vertices().iter().map(|&u| v.position_at(u, at)));
             let proximity = pair.kind.measure(&x);
-            let rate: Real = pair
-                .kind
-                .vertices()
-                .iter()
-                .zip(&proximity.gradient)
-                .map(|(&u, g)| {
-                    let velocity = match v.motion(u) {
-                        Motion::Scripted(path) => path.velocity(at),
-                        _ => v.velocity(u),
-                    };
-                    g.dot(&velocity)
-                })
-                .sum();
+            let rate: Real =
+                pair.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity_at(u, at))).sum();
             let miss = proximity.gap - level;
             if rate >= 0.0 {
                 // separating now, or the closest approach stays above the level
@@ -1211,7 +1200,7 @@ impl ContactManager {
         // vertices must see both new references
         let mut moved: SmallVec<[VertexId; 8]> = SmallVec::new();
         for &u in kicked {
-            if !matches!(v.motion(u), Motion::Free) {
+            if !matches!(v.motion_at(u, v.t_last(u)), Motion::Free) {
                 continue;
             }
             let velocity = v.velocity(u);

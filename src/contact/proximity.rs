@@ -136,7 +136,8 @@ pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
                 continue;
             }
             // pairs that cannot move at all hold no contact pair (an obstacle's own parts may touch)
-            let held = |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion(v), Motion::Free));
+            let held =
+                |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion_at(v, 0.0), Motion::Free));
             if held(&prims[i]) && held(&prims[j]) {
                 continue;
             }

@@ -13,6 +13,9 @@ pub enum Motion {
     Fixed,
     /// Moved along a prescribed path (infinite mass).
     Scripted(LinearPath),
+    /// Free until `path.start`, then scripted from wherever it is at that instant: the path's
+    /// `origin` is ignored and replaced by that position ([`Vertices::script_from_start`]).
+    FreeUntil(LinearPath),
 }
 
 /// All vertices of a model.
@@ -72,14 +75,68 @@ impl Vertices {
         self.inverse_masses[k] = 0.0;
     }
 
+    /// Leaves vertex `i` free until `path.start` and scripts it from then on, starting from
+    /// wherever it is at `path.start` (`path.origin` is ignored). Its mass counts for kicks and
+    /// stable steps until then. Call at t = 0, with `path.start` > 0.
+    pub fn script_from_start(&mut self, i: VertexId, path: LinearPath) {
+        self.motions[i.index()] = Motion::FreeUntil(path);
+    }
+
+    /// Scripts a [`Motion::FreeUntil`] vertex `k` from its position at `start` on, once the
+    /// vertex has reached `start` (its `t_last` ≤ `start` ≤ the time it is drifting to).
+    fn capture(&mut self, k: usize, path: LinearPath, start: Real) {
+        let origin = self.positions[k] + self.velocities[k] * (start - self.t_last[k]);
+        self.arrivals[k] = self.velocities[k];
+        self.positions[k] = origin;
+        self.velocities[k] = path.velocity(start);
+        self.t_last[k] = start;
+        self.inverse_masses[k] = 0.0;
+        self.motions[k] = Motion::Scripted(LinearPath { origin, start, ..path });
+    }
+
+    /// How vertex `i` moves at time `t` ≥ its `t_last`: [`Motion::Free`] or
+    /// [`Motion::Scripted`] for a [`Motion::FreeUntil`] vertex, before or from its start (with
+    /// the origin it will have); [`motion`](Self::motion) otherwise.
+    pub fn motion_at(&self, i: VertexId, t: Real) -> Motion {
+        let k = i.index();
+        match self.motions[k] {
+            Motion::FreeUntil(path) if t >= path.start => {
+                let origin = self.positions[k] + self.velocities[k] * (path.start - self.t_last[k]);
+                Motion::Scripted(LinearPath { origin, ..path })
+            }
+            Motion::FreeUntil(_) => Motion::Free,
+            m => m,
+        }
+    }
+
+    /// The synchronous backend's capture: a [`Motion::FreeUntil`] vertex whose start is at or
+    /// before its `t_last` is scripted from where it is now, its path shifted to start now (steps
+    /// need not fall on the start). True if the vertex was captured.
+    pub fn capture_at_step(&mut self, i: VertexId) -> bool {
+        let k = i.index();
+        match self.motions[k] {
+            Motion::FreeUntil(path) if path.start <= self.t_last[k] => {
+                let now = self.t_last[k];
+                self.capture(k, LinearPath { start: now, stop: path.stop.max(now), ..path }, now);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Advances vertex `i` along its trajectory to time `t` (≥ its `t_last`). The only writer of
     /// positions (STYLE habit 9).
     #[inline]
     pub fn drift_to(&mut self, i: VertexId, t: Real) {
         let k = i.index();
         debug_assert!(t >= self.t_last[k], "drift backwards in time: vertex {k} from {} to {t}", self.t_last[k]);
+        if let Motion::FreeUntil(path) = self.motions[k] {
+            if t >= path.start {
+                self.capture(k, path, path.start);
+            }
+        }
         match self.motions[k] {
-            Motion::Free => {
+            Motion::Free | Motion::FreeUntil(_) => {
                 if t > self.t_last[k] {
                     self.arrivals[k] = self.velocities[k];
                 }
@@ -102,6 +159,10 @@ impl Vertices {
             Motion::Free => self.positions[k] + self.velocities[k] * (t - self.t_last[k]),
             Motion::Fixed => self.positions[k],
             Motion::Scripted(path) => path.position(t),
+            Motion::FreeUntil(_) => match self.motion_at(i, t) {
+                Motion::Scripted(path) => path.position(t),
+                _ => self.positions[k] + self.velocities[k] * (t - self.t_last[k]),
+            },
         }
     }
 
@@ -123,6 +184,15 @@ impl Vertices {
         self.velocities[i.index()]
     }
 
+    /// Velocity on the interval that starts at `t` ≥ `t_last`, without advancing the vertex (a
+    /// scripted vertex's path velocity there).
+    pub fn velocity_at(&self, i: VertexId, t: Real) -> Vec3 {
+        match self.motion_at(i, t) {
+            Motion::Scripted(path) => path.velocity(t),
+            _ => self.velocities[i.index()],
+        }
+    }
+
     /// The velocity with which vertex `i` arrived at `t_last`, before any kick there: the same
     /// whatever order the events at `t_last` run in. Velocity-dependent contact responses (the
     /// biphasic restitution layer, friction, layer retirement; ACM §6.2–6.3) read it, so
@@ -131,7 +201,7 @@ impl Vertices {
     pub fn arrival_velocity(&self, i: VertexId) -> Vec3 {
         let k = i.index();
         match self.motions[k] {
-            Motion::Free => self.arrivals[k],
+            Motion::Free | Motion::FreeUntil(_) => self.arrivals[k],
             Motion::Fixed | Motion::Scripted(_) => self.velocities[k],
         }
     }
@@ -146,7 +216,8 @@ impl Vertices {
         self.masses[i.index()]
     }
 
-    /// Mass seen by kicks: the lumped mass for free vertices, +∞ for held and scripted ones.
+    /// Mass seen by kicks: the lumped mass for free vertices, +∞ for held and scripted ones (a
+    /// [`Motion::FreeUntil`] vertex's changes at its start).
     pub fn effective_mass(&self, i: VertexId) -> Real {
         1.0 / self.inverse_masses[i.index()]
     }
@@ -186,12 +257,13 @@ impl Vertices {
 
     /// Sets the whole state of a free vertex at time `t`: the synchronous backend's step, which
     /// advances every vertex at once (the AVI writes positions only through [`drift_to`]).
-    /// Held and scripted vertices only have their time advanced ([`drift_to`] semantics).
+    /// Held and scripted vertices only have their time advanced ([`drift_to`] semantics). A
+    /// [`Motion::FreeUntil`] vertex is free until [`capture_at_step`](Self::capture_at_step).
     ///
     /// [`drift_to`]: Vertices::drift_to
     pub fn set_synchronous_state(&mut self, i: VertexId, x: Vec3, v: Vec3, t: Real) {
         let k = i.index();
-        if matches!(self.motions[k], Motion::Free) {
+        if matches!(self.motions[k], Motion::Free | Motion::FreeUntil(_)) {
             self.positions[k] = x;
             self.velocities[k] = v;
             self.arrivals[k] = v;
@@ -203,7 +275,7 @@ impl Vertices {
 
     /// Sets the velocity of a free vertex (initial conditions; not for use during a run).
     pub fn set_velocity(&mut self, i: VertexId, v: Vec3) {
-        if matches!(self.motions[i.index()], Motion::Free) {
+        if matches!(self.motions[i.index()], Motion::Free | Motion::FreeUntil(_)) {
             self.velocities[i.index()] = v;
             self.arrivals[i.index()] = v;
         }
@@ -229,6 +301,59 @@ mod tests {
         assert_eq!(v.position(a), Vec3::x());
         v.kick(VertexId(1), Vec3::x());
         assert_eq!(v.velocity(VertexId(1)), Vec3::zeros(), "held vertices ignore kicks");
+    }
+
+    #[test]
+    fn a_vertex_free_until_its_script_starts_is_kicked_then_follows_the_path_from_where_it_was() {
+        let path = LinearPath { origin: Vec3::repeat(99.0), velocity: Vec3::y(), start: 2.0, stop: 4.0 };
+        let mut v = Vertices::default();
+        v.push(Vec3::zeros(), Vec3::x(), 2.0);
+        v.push(Vec3::zeros(), Vec3::x(), 2.0);
+        let (a, b) = (VertexId(0), VertexId(1));
+        v.script_from_start(a, path);
+        v.script_from_start(b, path);
+        // free before the start: it drifts and takes kicks with its mass
+        v.drift_to(a, 1.0);
+        v.kick(a, Vec3::x() * -2.0);
+        assert_eq!(v.velocity(a), Vec3::x() * 2.0);
+        assert!(matches!(v.motion_at(a, 1.5), Motion::Free));
+        // its position at the start (1 + 2·1 = 3 on x) is the path's origin, seen ahead of time
+        let expected = |t: Real| Vec3::x() * 3.0 + Vec3::y() * (t - 2.0).clamp(0.0, 2.0);
+        for t in [2.0, 3.0, 5.0] {
+            assert_eq!(v.position_at(a, t), expected(t), "t = {t}");
+        }
+        assert_eq!(v.velocity_at(a, 3.0), Vec3::y());
+        assert_eq!(v.velocity_at(a, 1.5), Vec3::x() * 2.0);
+        // drifting past the start scripts it: kicks are ignored, the mass is infinite
+        v.drift_to(a, 3.0);
+        assert_eq!(v.position(a), expected(3.0));
+        assert_eq!(v.velocity(a), Vec3::y());
+        assert!(matches!(v.motion(a), Motion::Scripted(p) if p.origin == Vec3::x() * 3.0 && p.start == 2.0));
+        v.kick(a, Vec3::z());
+        assert_eq!(v.velocity(a), Vec3::y(), "a scripted vertex ignores kicks");
+        assert_eq!(v.effective_mass(a), Real::INFINITY);
+        v.drift_to(a, 5.0);
+        assert_eq!(v.position(a), expected(5.0));
+        // never touched until after its start: the same path, found lazily
+        assert_eq!(v.position_at(b, 3.5), Vec3::x() * 2.0 + Vec3::y() * 1.5);
+        v.drift_to(b, 3.5);
+        assert_eq!(v.position(b), Vec3::x() * 2.0 + Vec3::y() * 1.5);
+    }
+
+    #[test]
+    fn the_synchronous_capture_starts_the_path_at_the_first_step_after_the_start() {
+        let path = LinearPath { origin: Vec3::zeros(), velocity: Vec3::y(), start: 0.25, stop: Real::INFINITY };
+        let mut v = Vertices::default();
+        v.push(Vec3::zeros(), Vec3::zeros(), 1.0);
+        let a = VertexId(0);
+        v.script_from_start(a, path);
+        v.set_synchronous_state(a, Vec3::x(), Vec3::x(), 0.2);
+        assert!(!v.capture_at_step(a), "a step that begins before the start leaves it free");
+        v.set_synchronous_state(a, Vec3::x() * 2.0, Vec3::x(), 0.3);
+        assert!(v.capture_at_step(a));
+        assert!(!v.capture_at_step(a), "captured once");
+        assert_eq!(v.position_at(a, 0.5), Vec3::x() * 2.0 + Vec3::y() * (0.5 - 0.3));
+        assert_eq!(v.effective_mass(a), Real::INFINITY);
     }
 
     #[test]

@@ -525,6 +525,34 @@ fn build_body(
                 ctx.err(sp, format!("needs 0 ≤ start < stop, got start = {}, stop = {}", script.start, script.stop))
             );
         }
+        let free_before_start = match script.before_start.as_deref() {
+            None | Some("held") => false,
+            Some("free") if is_obstacle => {
+                return Err(ctx.err(
+                    format!("{sp}.before_start"),
+                    "an obstacle has no mass to move freely with; use \"held\" or script a body with mass",
+                ))
+            }
+            Some("free") if script.start <= 0.0 => {
+                return Err(ctx.err(
+                    format!("{sp}.before_start"),
+                    "\"free\" needs start > 0 (with start = 0 the vertices are scripted from the beginning; drop the key)",
+                ))
+            }
+            Some("free") if b.inextensible.is_some() => {
+                return Err(ctx.err(
+                    format!("{sp}.before_start"),
+                    "\"free\" is not supported on inextensible bodies yet (their length certificates assume velocities change only by kicks); use \"held\"",
+                ))
+            }
+            Some("free") => true,
+            Some(other) => {
+                return Err(ctx.err(
+                    format!("{sp}.before_start"),
+                    format!("unknown value \"{other}\"; use \"held\" (in place until start) or \"free\" (moving with the body until start)"),
+                ))
+            }
+        };
         let locals: Vec<u32> = match &script.vertices {
             None => (0..n as u32).collect(),
             Some(list) => list
@@ -536,9 +564,12 @@ fn build_body(
         for local in locals {
             claim(local, sp.clone())?;
             let origin = model.vertices.position(global(local));
-            model
-                .vertices
-                .script(global(local), LinearPath { origin, velocity: v, start: script.start, stop: script.stop });
+            let path = LinearPath { origin, velocity: v, start: script.start, stop: script.stop };
+            if free_before_start {
+                model.vertices.script_from_start(global(local), path);
+            } else {
+                model.vertices.script(global(local), path);
+            }
         }
     }
     if is_obstacle {
@@ -1049,6 +1080,40 @@ mod tests {
         }
         let other = scene(&body.replace("seed = 3", "seed = 4")).unwrap();
         assert_ne!(a.model.vertices.velocities(), other.model.vertices.velocities());
+    }
+
+    #[test]
+    fn a_script_can_leave_its_vertices_free_until_it_starts() {
+        let sheet =
+            "name = \"s\"\nkind = \"shell\"\nmesh = { generator = \"grid\", size = [1.0, 1.0], resolution = [3, 3] }\n\
+                     density = 0.5\nstretching = 10.0\n";
+        let with = |script: &str| {
+            scene(&format!("{sheet}scripted = [{{ vertices = [0], velocity = [0.0, 1.0, 0.0], {script} }}]"))
+        };
+        let s = with("start = 1.0, before_start = \"free\"").unwrap();
+        assert!(matches!(s.model.vertices.motion(VertexId(0)), crate::model::Motion::FreeUntil(p) if p.start == 1.0));
+        assert!(s.model.vertices.effective_mass(VertexId(0)).is_finite(), "it has its mass until the start");
+        let held = with("start = 1.0, before_start = \"held\"").unwrap();
+        assert!(matches!(held.model.vertices.motion(VertexId(0)), crate::model::Motion::Scripted(_)));
+        for (script, place, says) in [
+            ("start = 1.0, before_start = \"loose\"", "scripted[0].before_start", "unknown value \"loose\""),
+            ("before_start = \"free\"", "scripted[0].before_start", "needs start > 0"),
+        ] {
+            let e = with(script).unwrap_err();
+            assert!(e.place.as_deref().is_some_and(|p| p.ends_with(place)), "{e}");
+            assert!(e.message.contains(says), "{e}");
+        }
+        let obstacle = scene(
+            "name = \"o\"\nkind = \"obstacle\"\nmesh = { generator = \"grid\", size = [1.0, 1.0], resolution = [2, 2] }\n\
+             scripted = [{ velocity = [0.0, 1.0, 0.0], start = 1.0, before_start = \"free\" }]",
+        )
+        .unwrap_err();
+        assert!(obstacle.message.contains("no mass"), "{obstacle}");
+        let inextensible = scene(&format!(
+            "{sheet}inextensible = 0.1\nscripted = [{{ vertices = [0], velocity = [0.0, 1.0, 0.0], start = 1.0, before_start = \"free\" }}]"
+        ))
+        .unwrap_err();
+        assert!(inextensible.message.contains("inextensible"), "{inextensible}");
     }
 
     #[test]

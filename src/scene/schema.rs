@@ -253,6 +253,10 @@ pub struct ScriptSpec {
     /// s.
     #[serde(default = "infinity")]
     pub stop: f64,
+    /// `"held"` (default: in place until `start`) or `"free"` (moving with the body until
+    /// `start`, then scripted from where it is).
+    #[serde(default)]
+    pub before_start: Option<String>,
 }
 
 fn infinity() -> f64 {

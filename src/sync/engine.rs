@@ -85,6 +85,19 @@ impl Default for SyncParameters {
     }
 }
 
+/// Each vertex's index among the free vertices (those with a finite mass for kicks), or `None`.
+fn free_indices(model: &Model) -> Vec<Option<usize>> {
+    let mut next = 0;
+    (0..model.vertices.len() as u32)
+        .map(|i| {
+            model.vertices.effective_mass(VertexId(i)).is_finite().then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
 /// The synchronous engine: all vertices advance together by implicit steps.
 #[derive(Debug)]
 pub struct SyncEngine {
@@ -136,15 +149,7 @@ impl SyncEngine {
         for p in &mut potentials {
             p.bind_period(h); // damping differences positions over one step
         }
-        let mut next = 0;
-        let free = (0..n)
-            .map(|i| {
-                model.vertices.effective_mass(VertexId(i as u32)).is_finite().then(|| {
-                    next += 1;
-                    next - 1
-                })
-            })
-            .collect();
+        let free = free_indices(model);
         let x: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
         let mut counters = Counters::default();
         let frame_slot = counters.slot("frame");
@@ -306,6 +311,15 @@ impl SyncEngine {
     fn advance(&mut self, model: &mut Model) -> Result<EventRecord, SimulationError> {
         let h = self.parameters.timestep;
         let t_next = (self.steps + 1) as Real * h;
+        // vertices free until a script starts are scripted from the first step that begins at
+        // or after the start, from where they are then
+        let mut captured = false;
+        for i in 0..self.x.len() as u32 {
+            captured |= model.vertices.capture_at_step(VertexId(i));
+        }
+        if captured {
+            self.free = free_indices(model);
+        }
         let prescribed: Vec<Vec3> = (0..self.x.len())
             .map(|i| {
                 model.vertices.position_at(VertexId(i as u32), t_next.max(model.vertices.t_last(VertexId(i as u32))))
