@@ -10,6 +10,7 @@ use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use slotmap::SlotMap;
+use std::collections::BTreeMap;
 
 /// How a potential's clock period is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,6 +53,9 @@ pub enum EventKey {
 /// certificates and broad-phase certificates each have a sparse class. The pop order is that of a
 /// single heap.
 const SPARSE_EVENT_CLASSES: usize = 3;
+
+/// Forces that must share a period before they get a lane of the event queue's dense class.
+const MIN_LANE_FORCES: usize = 16;
 
 fn file_event(key: &EventKey) -> Filing {
     match *key {
@@ -195,8 +199,20 @@ impl AviEngine {
             broad_phase_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
+        // forces of one period tick in step, so they share a lane of the queue (first in, first
+        // out); a period shared by few forces is not worth a lane
+        let mut sharing: BTreeMap<u64, usize> = BTreeMap::new();
+        for period in &periods {
+            *sharing.entry(period.unwrap_or(fallback).to_bits()).or_default() += 1;
+        }
+        let mut lanes: BTreeMap<u64, u32> = BTreeMap::new();
         for (queue_index, (mut spec, period)) in (0u32..).zip(specs.into_iter().zip(periods)) {
             let h = period.unwrap_or(fallback);
+            if sharing[&h.to_bits()] >= MIN_LANE_FORCES {
+                let next = lanes.len() as u32;
+                let lane = *lanes.entry(h.to_bits()).or_insert(next);
+                engine.queue.assign_lane(queue_index as usize + 1, lane);
+            }
             if !(h.is_finite() && h > 0.0) {
                 return Err(SimulationError::BadPeriod {
                     kind: spec.potential.kind(),

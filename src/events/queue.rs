@@ -9,6 +9,12 @@
 //!   `DaryHeapOfIndices`): no hashing, and the `(Time, Seq)` keys sit in the heap itself, so a sift
 //!   compares neighbours in memory instead of chasing an index map (1.7–2.8× cheaper per pop and push
 //!   than the sparse heap, the more so the larger the queue; `docs/performance.md`).
+//!   Indexes may be put in *lanes* ([`EventQueue::assign_lane`]): first-in-first-out runs for
+//!   events that recur with one common period, such as the force ticks of like elements on the
+//!   period ladder. An event scheduled no earlier than the last one in its lane joins the lane's
+//!   back; the dense class then pops the earliest lane head or heap top. A lane pop and push cost
+//!   O(log lanes) on a small heap of heads and touch the lane's memory in order; anything out of
+//!   order falls back to the heap, so the pop order never depends on lanes.
 //! - **Sparse classes** hold events without such an index (contact layers, slab and broad-phase
 //!   certificates, which come and go by the hundred thousand and mostly wait): a binary heap with a
 //!   hashed index map (`priority-queue`).
@@ -19,6 +25,7 @@ use orx_priority_queue::{DaryHeapOfIndices, PriorityQueue as _, PriorityQueueDec
 use priority_queue::PriorityQueue;
 use rustc_hash::FxBuildHasher;
 use std::cmp::Reverse;
+use std::collections::VecDeque;
 use std::fmt;
 use std::hash::Hash;
 
@@ -43,16 +50,42 @@ pub enum Filing {
     Sparse(usize),
 }
 
-/// The dense class: the heap of indexes and the event filed under each.
+/// An index with no lane.
+const NO_LANE: u32 = u32::MAX;
+
+/// The dense class: a heap of indexes, first-in-first-out lanes, and the event filed under each
+/// index.
 struct DenseClass<K> {
     heap: DaryHeapOfIndices<usize, (Time, Seq), DENSE_ARITY>,
     /// The event scheduled under each index, `None` where nothing is.
     events: Vec<Option<K>>,
+    /// The lane of each index, [`NO_LANE`] if none.
+    lane_of: Vec<u32>,
+    /// Each lane's entries (key, index), in key order.
+    lanes: Vec<VecDeque<((Time, Seq), usize)>>,
+    /// The head key of every non-empty lane.
+    heads: DaryHeapOfIndices<usize, (Time, Seq), DENSE_ARITY>,
+    /// Entries in lanes.
+    in_lanes: usize,
+}
+
+/// Where the dense class's next event is.
+#[derive(Clone, Copy)]
+enum DenseHead {
+    Heap,
+    Lane(usize),
 }
 
 impl<K: Clone> DenseClass<K> {
     fn with_index_bound(bound: usize) -> Self {
-        DenseClass { heap: DaryHeapOfIndices::with_index_bound(bound), events: vec![None; bound] }
+        DenseClass {
+            heap: DaryHeapOfIndices::with_index_bound(bound),
+            events: vec![None; bound],
+            lane_of: vec![NO_LANE; bound],
+            lanes: Vec::new(),
+            heads: DaryHeapOfIndices::with_index_bound(0),
+            in_lanes: 0,
+        }
     }
 
     /// Makes room for `index`: the position table is rebuilt at twice the size (or more), which
@@ -66,10 +99,117 @@ impl<K: Clone> DenseClass<K> {
         let entries = self.heap.as_slice().to_vec();
         self.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
         self.events.resize(bound, None);
+        self.lane_of.resize(bound, NO_LANE);
     }
 
     fn contains(&self, index: usize) -> bool {
-        index < self.heap.index_bound() && self.heap.contains(&index)
+        index < self.events.len() && self.events[index].is_some()
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() + self.in_lanes
+    }
+
+    /// Puts `index` in lane `lane` from its next scheduling on.
+    fn assign_lane(&mut self, index: usize, lane: u32) {
+        self.make_room(index);
+        self.lane_of[index] = lane;
+        if self.lanes.len() <= lane as usize {
+            self.lanes.resize_with(lane as usize + 1, VecDeque::new);
+            let entries = self.heads.as_slice().to_vec();
+            self.heads = DaryHeapOfIndices::from_iter_with_index_bound(self.lanes.len(), entries);
+        }
+    }
+
+    /// Files `index` (whose event is set by the caller) at `key`: at the back of its lane if it
+    /// has one and `key` is not before the lane's last, else in the heap.
+    fn push(&mut self, index: usize, key: (Time, Seq)) {
+        let lane = self.lane_of[index];
+        if lane != NO_LANE {
+            let l = lane as usize;
+            let queue = &mut self.lanes[l];
+            if queue.back().is_none_or(|&(last, _)| last <= key) {
+                queue.push_back((key, index));
+                self.in_lanes += 1;
+                if queue.len() == 1 {
+                    self.heads.push(l, key);
+                }
+                return;
+            }
+        }
+        self.heap.push(index, key);
+    }
+
+    /// Where the next event is, and its key.
+    fn head(&self) -> Option<(DenseHead, (Time, Seq))> {
+        let heap = self.heap.peek().map(|&(_, key)| (DenseHead::Heap, key));
+        let lane = self.heads.peek().map(|&(l, key)| (DenseHead::Lane(l), key));
+        match (heap, lane) {
+            (Some(h), Some(l)) => Some(if l.1 < h.1 { l } else { h }),
+            (h, l) => h.or(l),
+        }
+    }
+
+    /// The index of the next event, and its key.
+    fn peek(&self) -> Option<(usize, (Time, Seq))> {
+        match self.head()? {
+            (DenseHead::Heap, key) => self.heap.peek().map(|&(i, _)| (i, key)),
+            (DenseHead::Lane(l), key) => self.lanes[l].front().map(|&(_, i)| (i, key)),
+        }
+    }
+
+    /// Removes the next event; returns its index and key.
+    fn pop(&mut self) -> Option<(usize, (Time, Seq))> {
+        match self.head()? {
+            (DenseHead::Heap, _) => self.heap.pop(),
+            (DenseHead::Lane(l), _) => {
+                let (key, i) = self.lanes[l].pop_front()?;
+                self.in_lanes -= 1;
+                self.refresh_head(l);
+                Some((i, key))
+            }
+        }
+    }
+
+    /// Updates lane `l`'s entry in the heap of heads after its front changed.
+    fn refresh_head(&mut self, l: usize) {
+        match self.lanes[l].front() {
+            Some(&(key, _)) => {
+                self.heads.update_key(&l, key);
+            }
+            None if self.heads.contains(&l) => {
+                self.heads.remove(&l);
+            }
+            None => {}
+        }
+    }
+
+    /// Removes scheduled `index` wherever it is filed; returns its key.
+    fn remove(&mut self, index: usize) -> (Time, Seq) {
+        if self.heap.contains(&index) {
+            return self.heap.remove(&index);
+        }
+        let l = self.lane_of[index] as usize;
+        let at = self.lanes[l].iter().position(|&(_, i)| i == index).expect("a scheduled index is in its lane");
+        let (key, _) = self.lanes[l].remove(at).expect("found above");
+        self.in_lanes -= 1;
+        if at == 0 {
+            self.refresh_head(l);
+        }
+        key
+    }
+
+    /// Applies `f` to every key, lane entries moved into the heap (lanes keep key order only
+    /// while keys grow with scheduling; [`EventQueue::reverse_ties`] breaks that).
+    fn rekey_into_heap(&mut self, f: impl Fn((Time, Seq)) -> (Time, Seq)) {
+        let bound = self.heap.index_bound();
+        let mut entries: Vec<(usize, (Time, Seq))> = self.heap.as_slice().iter().map(|&(i, key)| (i, f(key))).collect();
+        for lane in &mut self.lanes {
+            entries.extend(lane.drain(..).map(|(key, i)| (i, f(key))));
+        }
+        self.in_lanes = 0;
+        self.heads.clear();
+        self.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
     }
 }
 
@@ -96,7 +236,7 @@ impl<K: Hash + Eq + Clone + fmt::Debug> fmt::Debug for EventQueue<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventQueue")
             .field("len", &self.len())
-            .field("dense", &self.dense.heap.len())
+            .field("dense", &self.dense.len())
             .field("sparse_classes", &self.sparse.len())
             .field("now", &self.now)
             .finish()
@@ -138,12 +278,12 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
 
     /// Number of scheduled events.
     pub fn len(&self) -> usize {
-        self.dense.heap.len() + self.sparse.iter().map(PriorityQueue::len).sum::<usize>()
+        self.dense.len() + self.sparse.iter().map(PriorityQueue::len).sum::<usize>()
     }
 
     /// True when nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.dense.heap.is_empty() && self.sparse.iter().all(PriorityQueue::is_empty)
+        self.dense.len() == 0 && self.sparse.iter().all(PriorityQueue::is_empty)
     }
 
     fn check_not_past(&self, t: Time) -> Result<(), QueueError> {
@@ -176,10 +316,18 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 *seq = Seq::MAX - *seq;
             }
         }
-        let bound = self.dense.heap.index_bound();
-        let entries: Vec<_> =
-            self.dense.heap.as_slice().iter().map(|&(i, (t, seq))| (i, (t, Seq::MAX - seq))).collect();
-        self.dense.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
+        // ties now pop newest first, which a first-in-first-out lane cannot keep: every lane
+        // entry moves to the heap, and later ones only join a lane when their time is later
+        self.dense.rekey_into_heap(|(t, seq)| (t, Seq::MAX - seq));
+    }
+
+    /// Files dense index `index` in lane `lane` (a small number) from its next scheduling on:
+    /// events under indexes of one lane that are scheduled in time order pop from a
+    /// first-in-first-out run instead of the heap (see the module doc). Only speed changes, never
+    /// the order. Give one lane to events that recur with one common period.
+    pub fn assign_lane(&mut self, index: usize, lane: u32) {
+        assert!(lane != NO_LANE, "lane {lane} is reserved");
+        self.dense.assign_lane(index, lane);
     }
 
     /// Schedules `event` at `t` (not before [`now`](Self::now)).
@@ -193,7 +341,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
                 self.dense.make_room(i);
                 let key = self.stamp(t);
-                self.dense.heap.push(i, key);
+                self.dense.push(i, key);
                 self.dense.events[i] = Some(event);
             }
             Filing::Sparse(class) => {
@@ -217,7 +365,8 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
                 debug_assert!(self.dense.events[i].as_ref() == Some(event), "two events filed under index {i}");
                 let key = self.stamp(t);
-                self.dense.heap.update_key(&i, key);
+                self.dense.remove(i);
+                self.dense.push(i, key);
             }
             Filing::Sparse(class) => {
                 if self.sparse[class].get(event).is_none() {
@@ -239,7 +388,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
                 debug_assert!(self.dense.events[i].as_ref() == Some(event), "two events filed under index {i}");
                 self.dense.events[i] = None;
-                Some(self.dense.heap.remove(&i).0)
+                Some(self.dense.remove(i).0)
             }
             Filing::Sparse(class) => self.sparse[class].remove(event).map(|(_, Reverse((t, _)))| t),
         }
@@ -247,7 +396,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
 
     /// The class whose head pops next.
     fn first(&self) -> Option<Head> {
-        let mut best: Option<(Head, (Time, Seq))> = self.dense.heap.peek().map(|&(_, key)| (Head::Dense, key));
+        let mut best: Option<(Head, (Time, Seq))> = self.dense.head().map(|(_, key)| (Head::Dense, key));
         for (class, heap) in self.sparse.iter().enumerate() {
             if let Some((_, &Reverse(key))) = heap.peek() {
                 if best.is_none_or(|(_, b)| key < b) {
@@ -262,7 +411,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     pub fn peek(&self) -> Option<(&K, Time)> {
         match self.first()? {
             Head::Dense => {
-                let &(i, (t, _)) = self.dense.heap.peek()?;
+                let (i, (t, _)) = self.dense.peek()?;
                 self.dense.events[i].as_ref().map(|k| (k, t))
             }
             Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse((t, _)))| (k, *t)),
@@ -273,7 +422,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     pub fn pop(&mut self) -> Option<(K, Time)> {
         let (k, t) = match self.first()? {
             Head::Dense => {
-                let (i, (t, _)) = self.dense.heap.pop()?;
+                let (i, (t, _)) = self.dense.pop()?;
                 (self.dense.events[i].take()?, t)
             }
             Head::Sparse(class) => {
@@ -320,6 +469,57 @@ mod tests {
     }
 
     #[test]
+    fn periodic_events_run_through_their_lanes_in_the_order_of_one_heap() {
+        // two lanes of periods 2 and 3 (indexes 0–2 and 3–5) and an index without a lane (6,
+        // period 5), each event rescheduled one period after it pops, as the engine does
+        let period = |i: usize| [2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 5.0][i];
+        let mut laned = EventQueue::with_classes(1, |&k: &usize| Filing::Dense(k), 7);
+        let mut heap = EventQueue::with_classes(1, |&k: &usize| Filing::Dense(k), 7);
+        for i in 0..6 {
+            laned.assign_lane(i, (i / 3) as u32);
+        }
+        for q in [&mut laned, &mut heap] {
+            for i in 0..7 {
+                q.schedule(i, t(period(i))).unwrap();
+            }
+        }
+        assert_eq!(laned.dense.in_lanes, 6, "the first ticks of each lane come in order");
+        for _ in 0..200 {
+            let (a, b) = (laned.pop().unwrap(), heap.pop().unwrap());
+            assert_eq!(a, b);
+            for q in [&mut laned, &mut heap] {
+                q.schedule(a.0, t(a.1.seconds() + period(a.0))).unwrap();
+            }
+        }
+        assert_eq!(laned.dense.in_lanes, 6, "rescheduled ticks stay in their lanes");
+        assert_eq!(laned.dense.heap.len(), 1);
+        // out of order: a reschedule before the lane's last entry goes to the heap
+        laned.reschedule(&0, laned.now()).unwrap();
+        heap.reschedule(&0, heap.now()).unwrap();
+        assert_eq!(laned.dense.heap.len(), 2);
+        assert_eq!(
+            std::iter::from_fn(|| laned.pop()).collect::<Vec<_>>(),
+            std::iter::from_fn(|| heap.pop()).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn reversed_ties_leave_lanes_to_the_heap_where_times_are_equal() {
+        let mut q = EventQueue::with_classes(1, |&k: &usize| Filing::Dense(k), 5);
+        for i in 0..5 {
+            q.assign_lane(i, 0);
+        }
+        q.schedule(0, t(1.0)).unwrap();
+        q.schedule(1, t(1.0)).unwrap();
+        q.reverse_ties();
+        for (i, at) in [(2, 1.0), (3, 1.0), (4, 2.0)] {
+            q.schedule(i, t(at)).unwrap();
+        }
+        let order: Vec<usize> = std::iter::from_fn(|| q.pop().map(|(k, _)| k)).collect();
+        assert_eq!(order, vec![3, 2, 1, 0, 4]);
+    }
+
+    #[test]
     fn ties_pop_in_scheduling_order() {
         let mut q = EventQueue::new();
         for k in [5u32, 3, 9, 1] {
@@ -360,13 +560,19 @@ mod tests {
         #[test]
         fn classes_pop_in_the_order_of_one_heap(
             ops in proptest::collection::vec((0u8..5, 0u32..40, 0u8..30), 1..400),
+            lanes in proptest::collection::vec(0u32..4, 0..14),
         ) {
             // the same schedule / reschedule / cancel / pop / reverse-ties sequence on one heap
             // and on a dense and two sparse ones
             let mut one = EventQueue::new();
             // keys divisible by 3 in the dense class (its position table grows from 2), the others
-            // in two sparse classes
+            // in two sparse classes; dense index d in lane lanes[d] (3: none), if given
             let mut split = EventQueue::with_classes(2, split_filing, 2);
+            for (d, &lane) in lanes.iter().enumerate() {
+                if lane < 3 {
+                    split.assign_lane(d, lane);
+                }
+            }
             for &(op, key, dt) in &ops {
                 let at = t(one.now().seconds() + dt as f64);
                 match op {
@@ -395,9 +601,16 @@ mod tests {
             times in proptest::collection::vec(0u8..20, 1..200),
             moves in proptest::collection::vec((0usize..200, 0u8..20), 0..50),
             dense in any::<bool>(),
+            lanes in 0u32..4,
         ) {
-            // every key in the one sparse class, or every key in the dense class
+            // every key in the one sparse class, or every key in the dense class (in `lanes`
+            // lanes, i mod lanes, if any)
             let mut q = if dense { EventQueue::with_classes(1, |&k| Filing::Dense(k), 0) } else { EventQueue::new() };
+            if dense && lanes > 0 {
+                for i in 0..times.len() {
+                    q.assign_lane(i, i as u32 % lanes);
+                }
+            }
             let mut expected: Vec<(u8, u64, usize)> = Vec::new();
             let mut seq = 0u64;
             for (i, &ti) in times.iter().enumerate() {
