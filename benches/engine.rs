@@ -9,6 +9,7 @@ use avicontact::math::Time;
 use avicontact::scene;
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -45,15 +46,39 @@ fn run_events(sim: &mut Simulation, events: u64) {
     }
 }
 
+/// How the raw queue files its entries.
+#[derive(Clone, Copy, PartialEq)]
+enum RawFiling {
+    /// One sparse class.
+    Sparse,
+    /// The dense class's heap.
+    Dense,
+    /// The dense class, a lane per period shared by at least 16 entries: as the engine files its
+    /// force ticks.
+    DenseLanes,
+}
+
 /// The engine's queue with the same number of entries and the same periods, with no physics: pop
-/// the earliest entry and push it back one period later. Entries are filed in the dense class, as
-/// the engine files its force ticks, or (`dense` false) in one sparse class.
-fn raw_queue(periods: &[f64], dense: bool) -> EventQueue<u32> {
-    let mut q = if dense {
-        EventQueue::with_classes(1, |&k: &u32| Filing::Dense(k as usize), periods.len())
-    } else {
+/// the earliest entry and push it back one period later.
+fn raw_queue(periods: &[f64], filing: RawFiling) -> EventQueue<u32> {
+    let mut q = if filing == RawFiling::Sparse {
         EventQueue::new()
+    } else {
+        EventQueue::with_classes(1, |&k: &u32| Filing::Dense(k as usize), periods.len())
     };
+    if filing == RawFiling::DenseLanes {
+        let mut sharing: BTreeMap<u64, usize> = BTreeMap::new();
+        for h in periods {
+            *sharing.entry(h.to_bits()).or_default() += 1;
+        }
+        let mut lanes: BTreeMap<u64, u32> = BTreeMap::new();
+        for (i, h) in periods.iter().enumerate() {
+            if sharing[&h.to_bits()] >= 16 {
+                let next = lanes.len() as u32;
+                q.assign_lane(i, *lanes.entry(h.to_bits()).or_insert(next));
+            }
+        }
+    }
     for (i, h) in periods.iter().enumerate() {
         q.schedule(i as u32, Time::new(*h).unwrap()).unwrap();
     }
@@ -87,9 +112,12 @@ fn engine_vs_queue(c: &mut Criterion) {
     let periods: Vec<f64> = sim.avi().expect("AVI backend").forces().map(|(_, _, h)| h).chain([1.0e6]).collect();
     run_events(&mut sim, EVENTS); // warm the queue into its steady state
     group.bench_function("engine_events", |b| b.iter(|| run_events(&mut sim, EVENTS)));
-    let mut q = raw_queue(&periods, true);
+    let mut q = raw_queue(&periods, RawFiling::DenseLanes);
     pop_push(&mut q, &periods, EVENTS);
     group.bench_function("raw_queue_pop_push", |b| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
+    let mut q = raw_queue(&periods, RawFiling::Dense);
+    pop_push(&mut q, &periods, EVENTS);
+    group.bench_function("raw_queue_pop_push_no_lanes", |b| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
     group.finish();
 }
 
@@ -101,8 +129,8 @@ fn queue_classes(c: &mut Criterion) {
     group.sample_size(10);
     for n in [19_000usize, 233_000, 2_330_000] {
         let periods = spread_periods(n);
-        for (label, dense) in [("dense", true), ("sparse", false)] {
-            let mut q = raw_queue(&periods, dense);
+        for (label, filing) in [("dense", RawFiling::Dense), ("sparse", RawFiling::Sparse)] {
+            let mut q = raw_queue(&periods, filing);
             pop_push(&mut q, &periods, EVENTS);
             group
                 .bench_with_input(BenchmarkId::new(label, n), &n, |b, _| b.iter(|| pop_push(&mut q, &periods, EVENTS)));
