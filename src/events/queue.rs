@@ -113,6 +113,11 @@ impl<K: Clone> DenseClass<K> {
     /// Puts `index` in lane `lane` from its next scheduling on.
     fn assign_lane(&mut self, index: usize, lane: u32) {
         self.make_room(index);
+        if self.contains(index) && !self.heap.contains(&index) {
+            // scheduled in its old lane: it waits in the heap instead
+            let key = self.remove(index);
+            self.heap.push(index, key);
+        }
         self.lane_of[index] = lane;
         if self.lanes.len() <= lane as usize {
             self.lanes.resize_with(lane as usize + 1, VecDeque::new);
@@ -321,7 +326,8 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         self.dense.rekey_into_heap(|(t, seq)| (t, Seq::MAX - seq));
     }
 
-    /// Files dense index `index` in lane `lane` (a small number) from its next scheduling on:
+    /// Files dense index `index` in lane `lane` (a small number) from its next scheduling on (if
+    /// it is scheduled in another lane now, it waits in the heap):
     /// events under indexes of one lane that are scheduled in time order pop from a
     /// first-in-first-out run instead of the heap (see the module doc). Only speed changes, never
     /// the order. Give one lane to events that recur with one common period.
@@ -497,6 +503,10 @@ mod tests {
         laned.reschedule(&0, laned.now()).unwrap();
         heap.reschedule(&0, heap.now()).unwrap();
         assert_eq!(laned.dense.heap.len(), 2);
+        // moving scheduled indexes to other lanes keeps their places in the order
+        laned.assign_lane(1, 1);
+        laned.assign_lane(6, 0);
+        assert_eq!(laned.dense.heap.len(), 3);
         assert_eq!(
             std::iter::from_fn(|| laned.pop()).collect::<Vec<_>>(),
             std::iter::from_fn(|| heap.pop()).collect::<Vec<_>>()
