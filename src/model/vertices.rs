@@ -85,7 +85,7 @@ impl Vertices {
     /// Scripts a [`Motion::FreeUntil`] vertex `k` from its position at `start` on, once the
     /// vertex has reached `start` (its `t_last` ≤ `start` ≤ the time it is drifting to).
     fn capture(&mut self, k: usize, path: LinearPath, start: Real) {
-        let origin = self.positions[k] + self.velocities[k] * (start - self.t_last[k]);
+        let origin = self.free_position(k, start);
         self.arrivals[k] = self.velocities[k];
         self.positions[k] = origin;
         self.velocities[k] = path.velocity(start);
@@ -101,8 +101,7 @@ impl Vertices {
         let k = i.index();
         match self.motions[k] {
             Motion::FreeUntil(path) if t >= path.start => {
-                let origin = self.positions[k] + self.velocities[k] * (path.start - self.t_last[k]);
-                Motion::Scripted(LinearPath { origin, ..path })
+                Motion::Scripted(LinearPath { origin: self.free_position(k, path.start), ..path })
             }
             Motion::FreeUntil(_) => Motion::Free,
             m => m,
@@ -130,17 +129,17 @@ impl Vertices {
     pub fn drift_to(&mut self, i: VertexId, t: Real) {
         let k = i.index();
         debug_assert!(t >= self.t_last[k], "drift backwards in time: vertex {k} from {} to {t}", self.t_last[k]);
-        if let Motion::FreeUntil(path) = self.motions[k] {
-            if t >= path.start {
-                self.capture(k, path, path.start);
-            }
-        }
         match self.motions[k] {
+            Motion::FreeUntil(path) if t >= path.start => {
+                // scripted from its start on; then on along the path to t
+                self.capture(k, path, path.start);
+                return self.drift_to(i, t);
+            }
             Motion::Free | Motion::FreeUntil(_) => {
                 if t > self.t_last[k] {
                     self.arrivals[k] = self.velocities[k];
                 }
-                self.positions[k] += self.velocities[k] * (t - self.t_last[k]);
+                self.positions[k] = self.free_position(k, t);
             }
             Motion::Fixed => {}
             Motion::Scripted(path) => {
@@ -156,14 +155,20 @@ impl Vertices {
     pub fn position_at(&self, i: VertexId, t: Real) -> Vec3 {
         let k = i.index();
         match self.motions[k] {
-            Motion::Free => self.positions[k] + self.velocities[k] * (t - self.t_last[k]),
+            Motion::Free => self.free_position(k, t),
             Motion::Fixed => self.positions[k],
             Motion::Scripted(path) => path.position(t),
             Motion::FreeUntil(_) => match self.motion_at(i, t) {
                 Motion::Scripted(path) => path.position(t),
-                _ => self.positions[k] + self.velocities[k] * (t - self.t_last[k]),
+                _ => self.free_position(k, t),
             },
         }
+    }
+
+    /// Where free vertex `k`'s straight line from `t_last` is at `t`.
+    #[inline]
+    fn free_position(&self, k: usize, t: Real) -> Vec3 {
+        self.positions[k] + self.velocities[k] * (t - self.t_last[k])
     }
 
     /// Applies an impulse per unit of "h·gradient": v ← v − M⁻¹ `impulse` (no effect on held or

@@ -1117,6 +1117,22 @@ mod tests {
     }
 
     #[test]
+    fn period_rungs_are_zero_or_a_power_of_two() {
+        let with = |rungs: &str| {
+            let text = format!(
+                "[simulation]\nperiod_rungs = {rungs}\n[[body]]\nname = \"p\"\nkind = \"particles\"\nradius = 0.1\nmass = 1.0\npositions = [[0.0, 0.0, 0.0]]"
+            );
+            super::super::parse(&text, "t.toml", Path::new("."), "t".into())
+        };
+        assert_eq!(with("0").unwrap().parameters.period_ladder, PeriodLadder::EXACT);
+        assert_eq!(with("64").unwrap().parameters.period_ladder.rungs(), 64);
+        let e = with("12").unwrap_err();
+        assert_eq!(e.place.as_deref(), Some("simulation.period_rungs"), "{e}");
+        assert!(e.message.contains("power of two") && e.message.contains("got 12"), "{e}");
+        assert!(with("-1").is_err(), "a negative count is refused by the parser");
+    }
+
+    #[test]
     fn shell_masses_are_lumped_from_density_and_area() {
         let s = scene(
             "name = \"s\"\nkind = \"shell\"\nmesh = { generator = \"grid\", size = [2.0, 1.0], resolution = [3, 3] }\n\

@@ -11,7 +11,7 @@ use crate::avi::ForceSpec;
 use crate::error::SimulationError;
 use crate::ids::VertexId;
 use crate::math::{Real, Time, Vec3};
-use crate::model::Model;
+use crate::model::{Model, Motion};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
@@ -107,6 +107,8 @@ pub struct SyncEngine {
     contact: Option<IpcContact>,
     masses: Vec<Real>,
     free: Vec<Option<usize>>,
+    /// Vertices free until their script starts, not captured yet.
+    awaiting_capture: Vec<VertexId>,
     x: Vec<Vec3>,
     v: Vec<Vec3>,
     steps: u64,
@@ -185,6 +187,10 @@ impl SyncEngine {
             parameters,
             masses: model.vertices.masses().to_vec(),
             free,
+            awaiting_capture: (0..n as u32)
+                .map(VertexId)
+                .filter(|&i| matches!(model.vertices.motion(i), Motion::FreeUntil(_)))
+                .collect(),
             x,
             v: model.vertices.velocities().to_vec(),
             steps: 0,
@@ -313,11 +319,9 @@ impl SyncEngine {
         let t_next = (self.steps + 1) as Real * h;
         // vertices free until a script starts are scripted from the first step that begins at
         // or after the start, from where they are then
-        let mut captured = false;
-        for i in 0..self.x.len() as u32 {
-            captured |= model.vertices.capture_at_step(VertexId(i));
-        }
-        if captured {
+        let waiting = self.awaiting_capture.len();
+        self.awaiting_capture.retain(|&i| !model.vertices.capture_at_step(i));
+        if self.awaiting_capture.len() < waiting {
             self.free = free_indices(model);
         }
         let prescribed: Vec<Vec3> = (0..self.x.len())
