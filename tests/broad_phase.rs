@@ -167,7 +167,7 @@ fn the_kdop_hierarchy_gives_the_frames_of_all_pairs() {
 #[test]
 fn pairs_are_freed_when_contact_ends() {
     // the shells start apart, collide and fly apart again: the pairs made for the collision are
-    // removed when their primitives stop overlapping (fat boxes, or leaf 26-DOPs), and the audit
+    // removed when their primitives stop overlapping (near anchored shapes, or leaf 26-DOPs), and the audit
     // at the end finds no pair that outlived its overlap and no close primitives without one
     for broad_phase in [BroadPhaseKind::HashGrid { cell_size: None }, BroadPhaseKind::Kdop] {
         let (sim, _) = run(&common::colliding_shells(1, 0.1, 1.1), broad_phase, false, 1.2);
@@ -237,8 +237,8 @@ fn after_the_spikes_pull_out_the_pulled_cloths_pairs_are_freed() {
     // tests/contact.rs: 6 × 16 cloths drape on the spikes; from 0.2 s to 0.4 s the bottom cloth
     // is pulled 0.6 m along its length, out from under the top one and off the plate. At 0.5 s
     // the pulled cloth's pairs are gone: under half the peak's pairs are left (measured with the
-    // scene's ε = 0.3 m/s: grid 11 952 -> 3 465, k-DOP 4 742 -> 261), each still overlapping and
-    // none missing (the audit). The k-DOP front itself shrinks only a little (191 152 -> 170 973
+    // scene's ε = 0.3 m/s: grid 6 629 -> 642, k-DOP 5 618 -> 370), each still overlapping and
+    // none missing (the audit). The k-DOP front itself barely shrinks (165 039 -> 165 033
     // records): leaf pairs whose parents still overlap keep their records, see
     // docs/performance.md
     let text = common::coarse_spikes("velocity = [0.0, 3.0, 0.0], start = 0.2, stop = 0.4");

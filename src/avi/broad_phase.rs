@@ -1,11 +1,16 @@
 //! The broad phase of AVI contact: which primitive pairs hold a contact pair (certificate and
-//! layers) at all. Either every candidate pair, for all time, or the kinetic hash grid of
-//! Phantom §4. There each primitive has a *fat box*: its bounding box when last covered, inflated
-//! by its radius, half the reach and a slack; a pair exists while its two primitives' fat boxes
-//! overlap, so primitives closer than the reach always hold one. The hash grid
-//! ([`crate::kds::hash_grid`]) lists each primitive in the cells its fat box touches and finds
-//! the candidates; a primitive's certificate fails when a vertex's vague tube may leave the fat
-//! box shrunk by radius and half the reach.
+//! layers) at all. Either every candidate pair, for all time, the kinetic k-DOP hierarchy of
+//! ACM §5.5–5.6, or the kinetic hash grid of Phantom §4.
+//!
+//! On the hash grid each primitive keeps its *anchors*: where its vertices were when it was last
+//! covered. Its certificate fails when a vertex's vague tube may leave the ball of radius `slack`
+//! around its anchor. Until then every point of the primitive lies within `slack` of the anchored
+//! primitive (a point of it is a convex combination of the vertices), so two primitives whose
+//! anchored shapes are at least reach + 2·slack apart are at least the reach apart. A pair exists
+//! while its anchored shapes are closer than that; primitives closer than the reach always hold
+//! one. The grid ([`crate::kds::hash_grid`]) lists each primitive in the cells its *fat box*
+//! touches (the anchors' bounding box inflated by radius, half the reach and the slack), so two
+//! primitives that must hold a pair share a cell; their fat boxes are the cheap first test.
 //!
 //! Primitives are the points, segments and triangles of the triangulated bodies and chains, and
 //! the spheres of particle bodies. The pair rule is the same for both: a triangle with a mesh point
@@ -15,8 +20,9 @@
 use super::contact_manager::PairKind;
 use super::kdop_hierarchy::{FrontChanges, KdopHierarchy};
 use crate::contact::proximity::{primitives, Primitive as ModelPrimitive};
+use crate::geometry::distance::{distance_edge_edge, distance_point_triangle};
 use crate::ids::VertexId;
-use crate::kds::hash_grid::{exit_time, CellBox, HashGrid};
+use crate::kds::hash_grid::{CellBox, HashGrid};
 use crate::kds::VagueTrajectory;
 use crate::math::{Real, Vec3};
 use crate::model::{Model, Motion};
@@ -84,9 +90,13 @@ const LARGE_CELLS: u64 = 4096;
 #[derive(Debug)]
 struct Grid {
     grid: HashGrid,
-    /// Each primitive's fat box: its bounding box when last covered, inflated by its radius, half
-    /// the reach and the slack. Two primitives hold a pair while their fat boxes overlap.
+    /// Each primitive's fat box: its anchors' bounding box inflated by its radius, half the reach
+    /// and the slack. Two primitives whose fat boxes miss each other hold no pair.
     fat: Vec<FatBox>,
+    /// Where each primitive's vertices were when it was last covered, in its vertex order:
+    /// primitive `i`'s are `anchors[first_anchor[i]..first_anchor[i + 1]]`.
+    anchors: Vec<Vec3>,
+    first_anchor: Vec<u32>,
     /// The cells each fat box touches: where the primitive is listed in the hash map.
     cells: Vec<CellBox>,
     /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
@@ -94,8 +104,7 @@ struct Grid {
     /// Half the contact reach: two primitives whose bounding boxes, each inflated by its radius
     /// plus this, do not overlap have a gap above the reach.
     half_reach: Real,
-    /// Extra inflation when a cell box is recomputed, so a primitive near a cell boundary does not
-    /// fail its certificate at once (hysteresis), m.
+    /// How far a vertex may go from its anchor before its primitive re-covers (hysteresis), m.
     slack: Real,
     /// For each primitive, the last [`Grid::visit`] that tested it: a primitive listed in several
     /// of the cells a re-cover scans is tested once.
@@ -188,9 +197,16 @@ impl BroadPhase {
         let grid = match kind {
             BroadPhaseKind::AllPairs | BroadPhaseKind::Kdop => None,
             BroadPhaseKind::HashGrid { .. } => {
+                let mut first_anchor = vec![0];
+                for p in &primitives {
+                    first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices.len() as u32);
+                }
+                let anchors = primitives.iter().flat_map(|p| p.vertices.iter().map(|&u| v.position(u))).collect();
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
                     fat: Vec::new(),
+                    anchors,
+                    first_anchor,
                     cells: Vec::new(),
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
@@ -199,7 +215,7 @@ impl BroadPhase {
                     visit: 0,
                 };
                 for (i, p) in primitives.iter().enumerate() {
-                    let fat = grid.fat_box(p, model, 0.0);
+                    let fat = grid.fat_box(p, grid.anchors(i as u32));
                     let cells = grid.grid.cover(&fat.0, &fat.1);
                     grid.enter(i as u32, &cells);
                     grid.fat.push(fat);
@@ -279,6 +295,8 @@ impl BroadPhase {
         let grid = self.grid.as_ref().map_or(0, |g| {
             g.grid.heap_bytes()
                 + g.fat.capacity() * std::mem::size_of::<FatBox>()
+                + g.anchors.capacity() * std::mem::size_of::<Vec3>()
+                + g.first_anchor.capacity() * 4
                 + g.cells.capacity() * std::mem::size_of::<CellBox>()
                 + g.large.capacity() * 4
                 + g.visited.capacity() * 4
@@ -337,7 +355,8 @@ impl BroadPhase {
     }
 
     /// The primitive pairs (i < j, in order) that hold a contact pair at the start: all candidate
-    /// pairs, those whose fat boxes overlap, or the overlapping leaf pairs of the k-DOP front.
+    /// pairs, those whose anchored shapes are near, or the overlapping leaf pairs of the k-DOP
+    /// front.
     pub(super) fn initial_pairs(&self) -> Vec<(u32, u32, PairKind)> {
         if let Some(kdop) = &self.kdop {
             let pairs = kdop.overlapping_pairs().into_iter();
@@ -356,9 +375,8 @@ impl BroadPhase {
                         let listed = mine.cells().flat_map(|c| grid.grid.occupants(&c).iter().copied());
                         listed.chain(grid.large.iter().copied()).filter(|&j| j > i).collect()
                     };
-                    let fat = &grid.fat[i as usize];
                     let mut js: Vec<u32> =
-                        candidates.into_iter().filter(|&j| boxes_overlap(fat, &grid.fat[j as usize])).collect();
+                        candidates.into_iter().filter(|&j| grid.near(&self.primitives, i, j)).collect();
                     js.sort_unstable();
                     js.dedup();
                     js
@@ -374,12 +392,12 @@ impl BroadPhase {
         if let Some(kdop) = &self.kdop {
             return kdop.overlapping(i, j);
         }
-        self.grid.as_ref().is_none_or(|g| boxes_overlap(&g.fat[i as usize], &g.fat[j as usize]))
+        self.grid.as_ref().is_none_or(|g| g.near(&self.primitives, i, j))
     }
 
-    /// Primitive `i`'s certificate failed at `t` (its vertices at `x`, their tubes `tubes`):
-    /// re-cover it. Returns the primitives it now overlaps and did not before (`gained`), those it
-    /// overlapped and no longer does (`lost`), each sorted, and its next failure time.
+    /// Primitive `i`'s certificate failed at `t` (its vertices' tubes from `t`: `tubes`): re-anchor
+    /// and re-cover it. Returns the primitives it is now near and was not before (`gained`), those
+    /// it was near and no longer is (`lost`), each sorted, and its next failure time.
     pub(super) fn recover(
         &mut self,
         i: u32,
@@ -388,9 +406,14 @@ impl BroadPhase {
         tubes: &[VagueTrajectory],
     ) -> (Vec<u32>, Vec<u32>, Real) {
         let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
-        let p = &self.primitives[i as usize];
+        let primitives = &self.primitives;
+        let p = &primitives[i as usize];
         let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells[i as usize]);
-        let new_fat = grid.fat_box(p, model, t);
+        let old_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
+        let new_anchors: SmallVec<[Vec3; 3]> = p.vertices.iter().map(|&u| model.vertices.position_at(u, t)).collect();
+        let first = grid.first_anchor[i as usize] as usize;
+        grid.anchors[first..first + new_anchors.len()].copy_from_slice(&new_anchors);
+        let new_fat = grid.fat_box(p, &new_anchors);
         let new_cells = grid.grid.cover(&new_fat.0, &new_fat.1);
         if new_cells != old_cells {
             grid.leave(i, &old_cells);
@@ -401,14 +424,17 @@ impl BroadPhase {
         // a primitive it gained or lost has a fat box touching the new or the old one, so it is
         // listed in one of their cells (or on the large list); each is tested once
         let visit = grid.next_visit();
-        let Grid { grid: hash, fat, large, visited, .. } = grid;
+        let bound = grid.near_bound();
+        let Grid { grid: hash, fat, anchors, first_anchor, large, visited, .. } = grid;
         let (mut gained, mut lost) = (Vec::new(), Vec::new());
         let mut test = |j: u32| {
             if j == i || std::mem::replace(&mut visited[j as usize], visit) == visit {
                 return;
             }
-            let other = &fat[j as usize];
-            let (now, before) = (boxes_overlap(&new_fat, other), boxes_overlap(&old_fat, other));
+            let (other, q) = (&fat[j as usize], &primitives[j as usize]);
+            let xq = &anchors[first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize];
+            let now = boxes_overlap(&new_fat, other) && anchored_near(p, &new_anchors, q, xq, bound);
+            let before = boxes_overlap(&old_fat, other) && anchored_near(p, &old_anchors, q, xq, bound);
             if now && !before {
                 gained.push(j);
             } else if before && !now {
@@ -428,13 +454,12 @@ impl BroadPhase {
         (gained, lost, self.exit(i, t, tubes))
     }
 
-    /// When primitive `i`'s vertices (tubes from `t`) may first leave its cell box, s (+∞: never).
+    /// When one of primitive `i`'s vertices (tubes from `t`, in its vertex order) may first get
+    /// farther than the slack from its anchor, s (+∞: never).
     pub(super) fn exit(&self, i: u32, t: Real, tubes: &[VagueTrajectory]) -> Real {
         let grid = self.grid.as_ref().expect("only with a hash grid");
-        let p = &self.primitives[i as usize];
-        let margin = radius(p.shape) + grid.half_reach;
-        let (lo, hi) = grid.fat[i as usize];
-        t + exit_time(tubes, &(lo + Vec3::repeat(margin)), &(hi - Vec3::repeat(margin)))
+        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(anchor, grid.slack));
+        t + first.fold(Real::INFINITY, Real::min)
     }
 }
 
@@ -468,20 +493,60 @@ impl Grid {
         }
     }
 
-    /// The fat box of primitive `p` at time `t`: its bounding box inflated by its radius, half the
-    /// reach and the slack.
-    fn fat_box(&self, p: &Primitive, model: &Model, t: Real) -> FatBox {
-        let v = &model.vertices;
+    /// Primitive `i`'s anchors.
+    fn anchors(&self, i: u32) -> &[Vec3] {
+        &self.anchors[self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize]
+    }
+
+    /// The largest gap between anchored shapes at which a pair exists: the reach plus twice the
+    /// slack, widened by a relative 10⁻⁹ against round-off in the distance code.
+    fn near_bound(&self) -> Real {
+        (2.0 * self.half_reach + 2.0 * self.slack) * (1.0 + 1e-9)
+    }
+
+    /// True while primitives `i` and `j` must hold a pair: their fat boxes overlap and their
+    /// anchored shapes are nearer than [`Grid::near_bound`].
+    fn near(&self, primitives: &[Primitive], i: u32, j: u32) -> bool {
+        boxes_overlap(&self.fat[i as usize], &self.fat[j as usize])
+            && anchored_near(
+                &primitives[i as usize],
+                self.anchors(i),
+                &primitives[j as usize],
+                self.anchors(j),
+                self.near_bound(),
+            )
+    }
+
+    /// The fat box of primitive `p` anchored at `anchors`: their bounding box inflated by its
+    /// radius, half the reach and the slack.
+    fn fat_box(&self, p: &Primitive, anchors: &[Vec3]) -> FatBox {
         let mut lo = Vec3::repeat(Real::INFINITY);
         let mut hi = Vec3::repeat(Real::NEG_INFINITY);
-        for &u in &p.vertices {
-            let x = v.position_at(u, t);
-            lo = lo.inf(&x);
-            hi = hi.sup(&x);
+        for x in anchors {
+            lo = lo.inf(x);
+            hi = hi.sup(x);
         }
         let margin = Vec3::repeat(radius(p.shape) + self.half_reach + self.slack);
         (lo - margin, hi + margin)
     }
+}
+
+/// True if primitives `a` at `xa` and `b` at `xb` are of kinds that form a contact pair (a
+/// triangle with a point or sphere, two segments, two spheres) and their gap (distance less
+/// radii) is below `bound`.
+fn anchored_near(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3], bound: Real) -> bool {
+    let gap = match (a.shape, b.shape) {
+        (Shape::Triangle, Shape::Point | Shape::Sphere(_)) => {
+            distance_point_triangle(xb[0], xa[0], xa[1], xa[2]) - radius(b.shape)
+        }
+        (Shape::Point | Shape::Sphere(_), Shape::Triangle) => {
+            distance_point_triangle(xa[0], xb[0], xb[1], xb[2]) - radius(a.shape)
+        }
+        (Shape::Segment, Shape::Segment) => distance_edge_edge(xa[0], xa[1], xb[0], xb[1]),
+        (Shape::Sphere(ra), Shape::Sphere(rb)) => (xb[0] - xa[0]).norm() - ra - rb,
+        _ => return false,
+    };
+    gap < bound
 }
 
 /// The vague tube of vertex `u` from its position `x0` at `t` (ACM §5.3) and the next change of its nominal velocity
@@ -540,13 +605,15 @@ mod tests {
     use super::*;
     use crate::model::{Body, BodyKind};
 
-    /// The primitives whose fat boxes overlap primitive `i`'s, found by testing every one.
-    fn overlapping(grid: &Grid, i: u32) -> Vec<u32> {
-        let mine = &grid.fat[i as usize];
-        (0..grid.fat.len() as u32).filter(|&j| j != i && boxes_overlap(mine, &grid.fat[j as usize])).collect()
+    /// The spheres (radius `r`) whose anchored centres are nearer to sphere `i`'s than 2·`r` +
+    /// reach + 2·slack, found by testing every one with the distance of centres.
+    fn overlapping(grid: &Grid, i: u32, r: Real) -> Vec<u32> {
+        let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
+        let centre = |j: u32| grid.anchors[grid.first_anchor[j as usize] as usize];
+        (0..grid.fat.len() as u32).filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound).collect()
     }
 
-    /// A re-cover's gained and lost lists are the change of the brute-force overlap set, across
+    /// A re-cover's gained and lost lists are the change of the brute-force set of near spheres, across
     /// cell changes and across the wrap-around of the visit stamps.
     #[test]
     fn a_recover_gains_and_loses_what_testing_every_primitive_finds() {
@@ -575,14 +642,14 @@ mod tests {
         for step in 1..=200 {
             let t = 0.005 * step as Real;
             let i = (step * 37 % n) as u32;
-            let before = overlapping(broad.grid.as_ref().unwrap(), i);
+            let before = overlapping(broad.grid.as_ref().unwrap(), i, 0.05);
             let tubes: Vec<VagueTrajectory> = broad.primitives[i as usize]
                 .vertices
                 .iter()
                 .map(|&u| VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u)))
                 .collect();
             let (gained, lost, _) = broad.recover(i, t, &model, &tubes);
-            let after = overlapping(broad.grid.as_ref().unwrap(), i);
+            let after = overlapping(broad.grid.as_ref().unwrap(), i, 0.05);
             let expected_gained: Vec<u32> = after.iter().copied().filter(|j| !before.contains(j)).collect();
             let expected_lost: Vec<u32> = before.iter().copied().filter(|j| !after.contains(j)).collect();
             assert_eq!(gained, expected_gained, "step {step}: gained");

@@ -52,11 +52,12 @@ pub struct ContactSettings {
     /// How contact is resolved: the paper's method, or one of the two broken variants of ACM §3
     /// kept to reproduce its pogo experiment.
     pub variant: ContactVariant,
-    /// Which primitive pairs hold certificates: all of them, or those whose fat boxes overlap (hash grid).
+    /// Which primitive pairs hold certificates: all of them, those near on the hash grid, or those
+    /// the k-DOP front has not separated.
     pub broad_phase: BroadPhaseKind,
     /// The broad phase's hysteresis, m (`None`: a default for the broad phase and cell size): the
-    /// hash grid inflates each fat box by it, so a primitive re-covers only after a vertex may have
-    /// moved this far beyond its bounding box; the k-DOP front frees a pair only once its k-DOPs
+    /// hash grid re-covers a primitive only once a vertex may have moved this far from its anchor
+    /// (and so keeps pairs to 2·slack beyond the reach); the k-DOP front frees a pair only once its k-DOPs
     /// are apart by half of it beyond the reach. More slack: fewer broad-phase events, more pairs.
     pub broad_phase_slack: Option<Real>,
 }
@@ -251,7 +252,7 @@ struct LayerClock {
 impl Pair {
     /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
     /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
-    /// overlapping pair of fat boxes, so its size is the contact bookkeeping's).
+    /// pair of near primitives, so its size is the contact bookkeeping's).
     fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
         match self.kind {
             PairKind::EdgeLength { rest, slack, .. } => {
@@ -293,7 +294,8 @@ pub enum Schedule {
     /// The broad-phase certificate is gone (a k-DOP front record was removed, or its certificate
     /// no longer fails): drop its pending event.
     ForgetBroadPhase(u32),
-    /// The pair was removed (its primitives' fat boxes no longer overlap): drop its certificate event.
+    /// The pair was removed (the broad phase no longer holds its primitives near): drop its
+    /// certificate event.
     Forget(PairId),
 }
 
@@ -735,9 +737,9 @@ impl ContactManager {
         Ok(())
     }
 
-    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): its fat box is recomputed;
-    /// pairs with primitives whose fat boxes it now overlaps are made and certified, pairs with
-    /// primitives it no longer overlaps are removed (unless a layer is still active: then the pair goes
+    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): it is re-anchored; pairs
+    /// with primitives it is now near are made and certified, pairs with primitives it is no
+    /// longer near are removed (unless a layer is still active: then the pair goes
     /// when its last layer retires).
     fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
@@ -1252,12 +1254,13 @@ impl ContactManager {
         let v = &model.vertices;
         self.audit_broad_phase(model, t)?;
         for (k, pair) in &self.pairs {
-            // memory: a pair whose fat boxes no longer overlap must go once its layers have retired
+            // memory: a pair whose primitives are no longer near (grid) or whose leaves came apart
+            // (k-DOP) must go once its layers have retired
             if pair.layers.is_empty() && pair.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b)) {
                 return Err(AuditFailure {
                     pair: k,
                     time: t.seconds(),
-                    what: "a pair outlived the overlap of its fat boxes",
+                    what: "a pair outlived its broad-phase overlap",
                 });
             }
             let slab = match &pair.certificate {
@@ -1497,7 +1500,7 @@ mod tests {
         let grid = ContactSettings { broad_phase: BroadPhaseKind::HashGrid { cell_size: None }, ..settings() };
         let mut manager = ContactManager::new(&model, grid);
         manager.start(&model).unwrap();
-        assert_eq!(manager.pairs.len(), 1, "the spheres' fat boxes overlap");
+        assert_eq!(manager.pairs.len(), 1, "the spheres are near");
         manager.primitive_stamp.fill(1);
         manager.stamp = u32::MAX;
         model.vertices.kick(VertexId(0), Vec3::x() * 2.0); // −2 m/s: apart
@@ -1515,7 +1518,7 @@ mod tests {
 
     #[test]
     fn a_pair_record_stays_small() {
-        // a pair exists for every overlapping pair of fat boxes, hundreds of thousands at once on
+        // a pair exists for every pair of near primitives, a hundred thousand at once on
         // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
         assert!(std::mem::size_of::<Pair>() <= 136, "Pair is {} bytes", std::mem::size_of::<Pair>());
     }

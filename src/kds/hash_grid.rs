@@ -1,14 +1,12 @@
 //! The kinetic hash grid (Phantom §4, after Teschner et al. 2003): space is cut into cubic cells,
 //! only occupied cells are stored, in a hash map. An item (a contact primitive) is listed in every
 //! cell of the box of cells its region touches, so items whose regions overlap share a cell and
-//! find each other by lookup. [`exit_time`] is the certificate of a region: it fails no later than
-//! the first time a vertex's vague tube can leave it. What the regions are and what sharing them
-//! means is the broad phase's business (`avi/broad_phase.rs`).
+//! find each other by lookup. What the regions are, their certificates and what sharing a cell
+//! means are the broad phase's business (`avi/broad_phase.rs`).
 //!
 //! The map is only ever looked up, never iterated, so its hashing order cannot leak into the
 //! simulation; its hasher is fixed, so its capacity is the same on every run (law 6).
 
-use super::VagueTrajectory;
 use crate::math::{Real, Vec3};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -138,33 +136,9 @@ impl HashGrid {
     }
 }
 
-/// The first time, after the tubes' common start, that any of `tubes` can leave the box
-/// `lo ..= hi` (+∞ if none can; 0 if one is already outside). Conservative: every trajectory in a
-/// tube lies in the axis-aligned box `x0 + v0·τ ± ε·τ`.
-pub fn exit_time(tubes: &[VagueTrajectory], lo: &Vec3, hi: &Vec3) -> Real {
-    let mut first = Real::INFINITY;
-    for tube in tubes {
-        for i in 0..3 {
-            let (x, v, e) = (tube.x0[i], tube.v0[i], tube.tolerance);
-            let (up, down) = (hi[i] - x, x - lo[i]);
-            if up < 0.0 || down < 0.0 {
-                return 0.0;
-            }
-            if v + e > 0.0 {
-                first = first.min(up / (v + e));
-            }
-            if e - v > 0.0 {
-                first = first.min(down / (e - v));
-            }
-        }
-    }
-    first
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     #[test]
     fn a_box_covers_the_cells_its_corners_fall_in() {
@@ -188,29 +162,5 @@ mod tests {
         assert_eq!(grid.occupied_cells(), 1);
         assert_eq!(grid.occupants(&[1, 0, 0]), &[8]);
         assert!(grid.occupants(&[0, 0, 0]).is_empty());
-    }
-
-    proptest! {
-        /// The exit time is never late: sampled trajectories in the tube (velocity within ε of v₀)
-        /// stay inside the box before it.
-        #[test]
-        fn exit_time_is_never_late(
-            x in prop::array::uniform3(-0.9f64..0.9),
-            v in prop::array::uniform3(-3.0f64..3.0),
-            w in prop::array::uniform3(-1.0f64..1.0),
-            e in 0.0f64..0.5,
-        ) {
-            let (lo, hi) = (Vec3::repeat(-1.0), Vec3::repeat(1.0));
-            let tube = VagueTrajectory { x0: Vec3::from(x), v0: Vec3::from(v), tolerance: e };
-            let t = exit_time(&[tube], &lo, &hi);
-            // a velocity inside the tube: v₀ plus a deviation of norm ≤ ε
-            let deviation = Vec3::from(w).try_normalize(1e-12).unwrap_or_else(Vec3::zeros) * e;
-            let velocity = tube.v0 + deviation;
-            for k in 0..=50 {
-                let tau = if t.is_finite() { t * k as f64 / 50.0 } else { k as f64 };
-                let p = tube.x0 + velocity * tau;
-                prop_assert!((0..3).all(|i| p[i] >= lo[i] - 1e-12 && p[i] <= hi[i] + 1e-12), "left at {tau} < {t}");
-            }
-        }
     }
 }

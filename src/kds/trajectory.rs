@@ -31,4 +31,72 @@ impl VagueTrajectory {
     pub fn admits(&self, v: &Vec3) -> bool {
         (v - self.v0).norm() <= self.tolerance
     }
+
+    /// How long after `t0` every trajectory of the tube is sure to stay within `radius` of
+    /// `centre`, s: `(radius − ‖x0 − centre‖) / (‖v0‖ + ε)` (the triangle inequality), +∞ for a tube
+    /// that cannot move, 0 if `x0` is already outside. Exact when the tube starts at the centre.
+    pub fn ball_exit_time(&self, centre: &Vec3, radius: Real) -> Real {
+        let room = radius - (self.x0 - centre).norm();
+        if room <= 0.0 {
+            return 0.0;
+        }
+        let speed = self.v0.norm() + self.tolerance;
+        if speed > 0.0 {
+            room / speed
+        } else {
+            Real::INFINITY
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn vec3() -> impl Strategy<Value = Vec3> {
+        (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+    }
+
+    proptest! {
+        /// Every trajectory of the tube (velocity v0 + u, ‖u‖ ≤ ε, here the worst constant u and
+        /// random ones) stays in the ball until the exit time, and the outward radial trajectory
+        /// from the centre reaches the sphere exactly then.
+        #[test]
+        fn a_tube_stays_in_the_ball_until_its_exit_time(
+            centre in vec3(),
+            offset in vec3(),
+            v0 in vec3(),
+            u in vec3(),
+            tolerance in 0.0..0.5f64,
+            radius in 0.01..2.0f64,
+            fraction in 0.0..1.0f64,
+        ) {
+            let x0 = centre + offset * (0.5 * radius);
+            let tube = VagueTrajectory { x0, v0, tolerance };
+            let exit = tube.ball_exit_time(&centre, radius);
+            prop_assert!(exit > 0.0 && exit.is_finite());
+            let u = if u.norm() > 0.0 { u * (tolerance * fraction / u.norm()) } else { u };
+            for tau in [0.25 * exit, 0.5 * exit, exit] {
+                let x = x0 + (v0 + u) * tau;
+                prop_assert!((x - centre).norm() <= radius * (1.0 + 1e-12), "left the ball at {tau} < {exit}");
+            }
+            // from the centre, moving straight out at the fastest speed the tube allows
+            let from_centre = VagueTrajectory { x0: centre, v0, tolerance };
+            let t = from_centre.ball_exit_time(&centre, radius);
+            if v0.norm() > 0.0 {
+                let fastest = v0 * ((v0.norm() + tolerance) / v0.norm());
+                prop_assert!(((fastest * t).norm() - radius).abs() <= 1e-12 * radius);
+            }
+        }
+    }
+
+    #[test]
+    fn a_tube_outside_the_ball_exits_at_once_and_a_still_one_never() {
+        let centre = Vec3::zeros();
+        let outside = VagueTrajectory::linear(Vec3::new(2.0, 0.0, 0.0), Vec3::zeros());
+        assert_eq!(outside.ball_exit_time(&centre, 1.0), 0.0);
+        let still = VagueTrajectory::linear(Vec3::new(0.5, 0.0, 0.0), Vec3::zeros());
+        assert_eq!(still.ball_exit_time(&centre, 1.0), Real::INFINITY);
+    }
 }
