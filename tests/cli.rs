@@ -311,7 +311,7 @@ fn info_lists_bodies_and_periods() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(
-            "contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.6400 m, slack 3.200e-2 m"
+            "contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.4200 m, slack 2.100e-2 m"
         ) && text.contains("η(1) = 0.1 m"),
         "{text}"
     );
@@ -322,7 +322,7 @@ fn info_lists_bodies_and_periods() {
     let o = avicontact(&["info", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("(hash grid, cell 0.6400 m, slack 5.000e-3 m"), "{text}");
+    assert!(text.contains("(hash grid, cell 0.4200 m, slack 5.000e-3 m"), "{text}");
 }
 
 #[test]

@@ -336,6 +336,17 @@ impl BroadPhase {
         if a.vertices.iter().any(|u| b.vertices.contains(u)) || (a.held && b.held) {
             return None;
         }
+        Self::kind_of_shapes(a, b)
+    }
+
+    /// The kind of the pair that primitives `i` < `j` hold ([`BroadPhase::pair_kind`] made it).
+    pub(super) fn kind_of_pair(&self, i: u32, j: u32) -> PairKind {
+        let (a, b) = (&self.primitives[i as usize], &self.primitives[j as usize]);
+        Self::kind_of_shapes(a, b).expect("a pair's primitives form one")
+    }
+
+    /// The pair kind of two primitives by their shapes (`None` for shapes that do not touch).
+    fn kind_of_shapes(a: &Primitive, b: &Primitive) -> Option<PairKind> {
         let triangle = |p: &Primitive| [p.vertices[0], p.vertices[1], p.vertices[2]];
         match (a.shape, b.shape) {
             (Shape::Triangle, Shape::Point) => {

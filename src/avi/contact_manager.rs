@@ -91,6 +91,14 @@ impl ContactSettings {
     /// ε = 0.2 runs 150× faster than ε = 0 for the same trajectory (law 5).
     pub const DEFAULT_TOLERANCE: Real = 0.1;
 
+    /// The reach, m: the gap below which two primitives must hold a pair, profitability·η(1).
+    /// A pair is made no closer than this, so above η(1): it starts with a slab of thickness η(1)
+    /// (or, within round-off of the reach, its first layer). Twice this, as before 2026-11-23,
+    /// held 2.5× the pairs on `spikes` and ran 1.4× slower (`docs/performance.md`).
+    pub fn reach(&self) -> Real {
+        self.profitability * self.layers.thickness(1)
+    }
+
     /// Settings with the given layers and safety factor, the default vagueness, the paper's 11/10
     /// profitability rule, elastic and frictionless.
     pub fn new(layers: LayerSchedule, safety: Real) -> Self {
@@ -218,24 +226,31 @@ enum Guard {
 /// One contact pair: its active layers' clocks and its certificate.
 #[derive(Debug)]
 struct Pair {
-    kind: PairKind,
-    /// The broad-phase primitives (i < j) it was made for; `None` for a length constraint, which
-    /// lives for the whole run.
-    primitives: Option<(u32, u32)>,
-    /// Σ 1/m over the stencil (held and scripted vertices count 0), for layer periods.
-    inverse_mass: Real,
+    /// What the pair is between; its [`PairKind`] follows ([`ContactManager::kind_of`]).
+    between: Between,
+    /// Stamp of the last kick that re-certified this pair (one re-certification per kick; 0:
+    /// none yet).
+    stamp: u32,
     /// Clocks of layers 1..=n (index l − 1). A thin vector: most pairs never have a layer.
     layers: ThinVec<LayerClock>,
     /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
     certificate: Option<Guard>,
-    /// Stamp of the last kick that re-certified this pair (one re-certification per kick; 0:
-    /// none yet).
-    stamp: u32,
     /// When the pair's certificate event is due in the queue, [`Time::NEVER`] if it is not
     /// scheduled (only finite failure times are). A new failure time later than this leaves the
     /// queue alone: the event then fires early, which is safe (it re-certifies), and saves a
     /// queue update per re-certification.
     due: Time,
+}
+
+/// What a pair is between: the record stores this instead of its [`PairKind`], which the
+/// primitives' shapes and vertices already name (a pair record is most of the contact
+/// bookkeeping; `docs/performance.md`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Between {
+    /// Broad-phase primitives i < j.
+    Primitives(u32, u32),
+    /// One side of an inextensible edge: [`ContactManager::lengths`]`[e]`, for the whole run.
+    Length(u32),
 }
 
 /// The clock of an active layer: a regular [`Clock`] on multiples of h(l) (origin 0), or under
@@ -249,12 +264,12 @@ struct LayerClock {
     awaiting_contact: bool,
 }
 
-impl Pair {
+impl PairKind {
     /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
     /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
     /// pair of near primitives, so its size is the contact bookkeeping's).
     fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
-        match self.kind {
+        match *self {
             PairKind::EdgeLength { rest, slack, .. } => {
                 LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness }
             }
@@ -362,6 +377,8 @@ pub struct ContactManager {
     broad: BroadPhase,
     /// The pair of each primitive pair (i < j) that has one.
     pair_of: FixedHashMap<(u32, u32), PairId>,
+    /// The length constraints of inextensible edges ([`Between::Length`]).
+    lengths: Vec<PairKind>,
     /// Stamp of the last kick that rescheduled each primitive's grid certificate (0: none yet).
     primitive_stamp: Vec<u32>,
     /// Pairs made and removed by the broad phase after the start, and the most alive at once.
@@ -400,14 +417,18 @@ impl ContactManager {
     pub fn new(model: &Model, settings: ContactSettings) -> Self {
         let v = &model.vertices;
         let held = |u: VertexId| !matches!(v.motion_at(u, 0.0), Motion::Free);
-        // a pair must exist while its gap may fall below η(1); twice the profitable gap leaves room
-        // for its first slab
-        let reach = 2.0 * settings.profitability * settings.layers.thickness(1);
-        let broad = BroadPhase::new(model, settings.broad_phase, reach, settings.tolerance, settings.broad_phase_slack);
+        let broad = BroadPhase::new(
+            model,
+            settings.broad_phase,
+            settings.reach(),
+            settings.tolerance,
+            settings.broad_phase_slack,
+        );
         let mut manager = ContactManager {
             settings,
             pairs: SlotMap::with_key(),
             pair_of: FixedHashMap::default(),
+            lengths: Vec::new(),
             primitive_stamp: vec![0; broad.len()],
             broad,
             pairs_created: 0,
@@ -425,7 +446,7 @@ impl ContactManager {
             front_scratch: Vec::new(),
         };
         for (i, j, kind) in manager.broad.initial_pairs() {
-            manager.insert_pair(kind, Some((i, j)), model);
+            manager.insert_pair(kind, Between::Primitives(i, j));
         }
         // inextensible edges (ACM §7): two constraint pairs per edge, at its initial length
         for body in model.bodies.values() {
@@ -441,48 +462,65 @@ impl ContactManager {
                 }
                 let rest = (v.position(b) - v.position(a)).norm();
                 for stretch in [true, false] {
-                    manager.insert_pair(PairKind::EdgeLength { a, b, rest, slack, stretch }, None, model);
+                    manager.lengths.push(PairKind::EdgeLength { a, b, rest, slack, stretch });
+                    let e = manager.lengths.len() as u32 - 1;
+                    manager.insert_pair(manager.lengths[e as usize], Between::Length(e));
                 }
             }
         }
         manager
     }
 
-    /// Adds a pair (no layers, no certificate yet) to the pair list and its vertices' supports.
-    fn insert_pair(&mut self, kind: PairKind, primitives: Option<(u32, u32)>, model: &Model) -> PairId {
-        let vertices = kind.vertices();
-        let inverse_mass = vertices.iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum();
-        let k = self.pairs.insert(Pair {
-            kind,
-            primitives,
-            inverse_mass,
-            layers: ThinVec::new(),
-            certificate: None,
-            stamp: 0,
-            due: Time::NEVER,
-        });
-        for u in &vertices {
+    /// Adds a pair of `kind` (no layers, no certificate yet) to the pair list and its vertices'
+    /// supports.
+    fn insert_pair(&mut self, kind: PairKind, between: Between) -> PairId {
+        let k =
+            self.pairs.insert(Pair { between, layers: ThinVec::new(), certificate: None, stamp: 0, due: Time::NEVER });
+        for u in &kind.vertices() {
             self.support[u.index()].push(k);
         }
-        if let Some(ij) = primitives {
-            self.pair_of.insert(ij, k);
+        if let Between::Primitives(i, j) = between {
+            self.pair_of.insert((i, j), k);
         }
         self.peak_pairs = self.peak_pairs.max(self.pairs.len());
         k
     }
 
+    /// The kind of pair `k`.
+    fn kind(&self, k: PairId) -> PairKind {
+        self.kind_of(&self.pairs[k])
+    }
+
+    /// The kind of a pair record.
+    fn kind_of(&self, pair: &Pair) -> PairKind {
+        match pair.between {
+            Between::Primitives(i, j) => self.broad.kind_of_pair(i, j),
+            Between::Length(e) => self.lengths[e as usize],
+        }
+    }
+
+    /// Σ 1/m over the stencil of `kind` (held and scripted vertices count 0), for layer periods.
+    fn inverse_mass(kind: &PairKind, model: &Model) -> Real {
+        kind.vertices().iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum()
+    }
+
     /// Removes pair `k` (it has no active layer) and asks the queue to drop its certificate.
     fn remove_pair(&mut self, k: PairId, out: &mut Vec<Schedule>) {
+        let kind = self.kind(k);
         let pair = self.pairs.remove(k).expect("a live pair");
         debug_assert!(pair.layers.is_empty(), "a pair with active layers is never removed");
-        for u in &pair.kind.vertices() {
+        for u in &kind.vertices() {
             let list = &mut self.support[u.index()];
             if let Some(at) = list.iter().position(|&p| p == k) {
                 list.swap_remove(at);
             }
+            // give back what a crowded moment left: a list keeps at most four times its length
+            if list.capacity() > 4 * list.len().max(4) {
+                list.shrink_to(2 * list.len());
+            }
         }
-        if let Some(ij) = pair.primitives {
-            self.pair_of.remove(&ij);
+        if let Between::Primitives(i, j) = pair.between {
+            self.pair_of.remove(&(i, j));
         }
         self.pairs_removed += 1;
         out.push(Schedule::Forget(k));
@@ -603,13 +641,13 @@ impl ContactManager {
 
     /// The stencil of `pair`: low side first.
     pub fn stencil(&self, pair: PairId) -> SmallVec<[VertexId; 4]> {
-        self.pairs[pair].kind.vertices()
+        self.kind(pair).vertices()
     }
 
-    /// The period of layer `l` of `pair`, s.
-    pub fn layer_period(&self, pair: PairId, l: u32) -> Real {
-        let p = &self.pairs[pair];
-        p.schedule(self.settings.layers).period(l, p.inverse_mass, self.settings.safety)
+    /// The period of layer `l` of `pair` in `model`, s.
+    pub fn layer_period(&self, pair: PairId, l: u32, model: &Model) -> Real {
+        let kind = self.kind(pair);
+        kind.schedule(self.settings.layers).period(l, Self::inverse_mass(&kind, model), self.settings.safety)
     }
 
     /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
@@ -619,10 +657,11 @@ impl ContactManager {
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         let mut total = 0.0;
         for pair in self.pairs.values().filter(|p| !p.layers.is_empty()) {
-            let layers = pair.schedule(self.settings.layers);
+            let kind = self.kind_of(pair);
+            let layers = kind.schedule(self.settings.layers);
             x.clear();
-            x.extend(pair.kind.vertices().iter().map(|u| positions[u.index()]));
-            let gap = pair.kind.measure(&x).gap;
+            x.extend(kind.vertices().iter().map(|u| positions[u.index()]));
+            let gap = kind.measure(&x).gap;
             let mut l = 1;
             while layers.thickness(l) > gap && l < u32::MAX {
                 total += 0.5 * layers.stiffness(l) * (gap - layers.thickness(l)).powi(2);
@@ -638,17 +677,14 @@ impl ContactManager {
         let mut out = Vec::new();
         let keys: Vec<PairId> = self.pairs.keys().collect();
         for k in keys {
-            let thickness = self.pairs[k].schedule(self.settings.layers).thickness(1);
-            self.fill_positions(k, model, Time::ZERO);
-            let gap = self.pairs[k].kind.measure(&self.scratch).gap;
+            let kind = self.kind(k);
+            let thickness = kind.schedule(self.settings.layers).thickness(1);
+            self.fill_positions(&kind, model, Time::ZERO);
+            let gap = kind.measure(&self.scratch).gap;
             // above η(1), certifying builds a slab or (within the profitability margin) switches on
             // layer 1; it fails only if that layer's period is below the clock's resolution
             if gap <= thickness || self.certify(k, Time::ZERO, model, &mut out).is_err() {
-                return Err(StartError {
-                    vertices: self.pairs[k].kind.vertices().iter().map(|u| u.0).collect(),
-                    gap,
-                    thickness,
-                });
+                return Err(StartError { vertices: kind.vertices().iter().map(|u| u.0).collect(), gap, thickness });
             }
         }
         for i in 0..self.broad.len() as u32 {
@@ -729,7 +765,7 @@ impl ContactManager {
                 continue;
             }
             if let Some(kind) = self.broad.pair_kind(a, b) {
-                let k = self.insert_pair(kind, Some((a, b)), model);
+                let k = self.insert_pair(kind, Between::Primitives(a, b));
                 self.pairs_created += 1;
                 self.certify(k, t, model, out)?;
             }
@@ -772,10 +808,19 @@ impl ContactManager {
         }
     }
 
-    fn fill_positions(&mut self, k: PairId, model: &Model, t: Time) {
+    /// The stencil of `kind` at `t` into `scratch` (positions on the vertices' trajectories).
+    fn fill_positions(&mut self, kind: &PairKind, model: &Model, t: Time) {
         self.scratch.clear();
         let v = &model.vertices;
-        self.scratch.extend(self.pairs[k].kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
+        self.scratch.extend(kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
+    }
+
+    /// Measures a pair of `kind` at `t` without moving anything, recording the smallest gap seen.
+    fn measure_at(&mut self, kind: &PairKind, model: &Model, t: Time) -> Proximity {
+        self.fill_positions(kind, model, t);
+        let proximity = kind.measure(&self.scratch);
+        self.smallest_gap = self.smallest_gap.min(proximity.gap);
+        proximity
     }
 
     /// A certificate failed at `t`: find a new slab or activate layers (Algorithm 4).
@@ -792,13 +837,11 @@ impl ContactManager {
     /// certifies the next layer with a slab of its thickness (Algorithms 2 and 4).
     fn certify(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
         let s = self.settings;
-        self.fill_positions(k, model, t);
-        let proximity = self.pairs[k].kind.measure(&self.scratch);
-        self.smallest_gap = self.smallest_gap.min(proximity.gap);
-        let pair = &self.pairs[k];
+        let kind = self.kind(k);
+        let proximity = self.measure_at(&kind, model, t);
         let penetration = || {
             ContactError::Penetration(Penetration {
-                vertices: pair.kind.vertices().iter().map(|u| u.0).collect(),
+                vertices: kind.vertices().iter().map(|u| u.0).collect(),
                 gap: proximity.gap,
                 time: t.seconds(),
             })
@@ -806,7 +849,7 @@ impl ContactManager {
         if proximity.gap.is_nan() || proximity.gap <= 0.0 {
             return Err(penetration());
         }
-        if matches!(pair.kind, PairKind::EdgeLength { .. }) {
+        if matches!(kind, PairKind::EdgeLength { .. }) {
             return self.certify_rate(k, t, proximity.gap, model, out);
         }
         // The slab normal joins the closest points; the supporting planes of the two sides along it
@@ -814,8 +857,8 @@ impl ContactManager {
         let Some(normal) = (proximity.high - proximity.low).try_normalize(0.0) else {
             return Err(penetration());
         };
-        let lows = pair.kind.low_count();
-        let radii = pair.kind.radii();
+        let lows = kind.low_count();
+        let radii = kind.radii();
         let (mut low_support, mut high_support) = (Real::NEG_INFINITY, Real::INFINITY);
         for (i, x) in self.scratch.iter().enumerate() {
             if i < lows {
@@ -827,7 +870,7 @@ impl ContactManager {
         let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
-            let eta = self.pairs[k].schedule(self.settings.layers).thickness(next);
+            let eta = kind.schedule(self.settings.layers).thickness(next);
             if room > s.profitability * eta {
                 self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
                 return Ok(());
@@ -855,8 +898,8 @@ impl ContactManager {
         out: &mut Vec<Schedule>,
     ) {
         let (tubes, next_change) = self.tubes(k, t, model);
+        let lows = self.kind(k).low_count();
         let pair = &mut self.pairs[k];
-        let lows = pair.kind.low_count();
         let (low, high) = tubes.split_at(lows);
         let middle = 0.5 * (low_support + high_support);
         let speed = crate::kds::slab::balanced_speed(&normal, low, high);
@@ -878,11 +921,12 @@ impl ContactManager {
         out: &mut Vec<Schedule>,
     ) -> Result<(), ContactError> {
         let s = self.settings;
+        let kind = self.kind(k);
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
-            let thickness = self.pairs[k].schedule(self.settings.layers).thickness(next);
+            let thickness = kind.schedule(self.settings.layers).thickness(next);
             if gap > s.profitability * thickness {
-                let [a, b] = [self.pairs[k].kind.vertices()[0], self.pairs[k].kind.vertices()[1]];
+                let [a, b] = [kind.vertices()[0], kind.vertices()[1]];
                 let rate = (self.reference_velocity[b.index()] - self.reference_velocity[a.index()]).norm()
                     + 2.0 * s.tolerance;
                 self.pairs[k].certificate = Some(Guard::Rate { thickness });
@@ -915,7 +959,7 @@ impl ContactManager {
     /// The tubes of pair `k`'s vertices from their positions at `t` (in [`Self::scratch`]), and
     /// the next time a scripted vertex of the pair changes velocity (+∞ if none).
     fn tubes(&self, k: PairId, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
-        self.tubes_for(&self.pairs[k].kind.vertices(), &self.scratch, t, model)
+        self.tubes_for(&self.kind(k).vertices(), &self.scratch, t, model)
     }
 
     /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
@@ -948,9 +992,10 @@ impl ContactManager {
         let Some(Guard::Slab(old)) = self.pairs[k].certificate else {
             return self.certify(k, t, model, out);
         };
-        self.fill_positions(k, model, t);
-        let (tubes, next_change) = self.tubes(k, t, model);
-        let (low, high) = tubes.split_at(self.pairs[k].kind.low_count());
+        let kind = self.kind(k);
+        self.fill_positions(&kind, model, t);
+        let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
+        let (low, high) = tubes.split_at(kind.low_count());
         let speed = crate::kds::slab::balanced_speed(&old.normal, low, high);
         let slab = Slab { low: old.plane(SlabSide::Low, t.seconds()), speed, t0: t.seconds(), ..old };
         let failure = slab.failure_time(low, high);
@@ -975,13 +1020,13 @@ impl ContactManager {
         out: &mut Vec<Schedule>,
     ) -> Result<(), ContactError> {
         let s = self.settings;
-        let pair = &self.pairs[k];
-        let h = pair
+        let kind = self.kind(k);
+        let h = kind
             .schedule(self.settings.layers)
-            .checked_period(l, pair.inverse_mass, s.safety, t)
+            .checked_period(l, Self::inverse_mass(&kind, model), s.safety, t)
             .map_err(ContactError::Zeno)?;
         let clock = if s.variant == ContactVariant::RestartedClocks {
-            let level = pair.schedule(self.settings.layers).thickness(l);
+            let level = kind.schedule(self.settings.layers).thickness(l);
             let first = self.predict_contact(k, t, model, level).unwrap_or(t.seconds() + h);
             LayerClock::restarted(h, first)
         } else {
@@ -1002,15 +1047,15 @@ impl ContactManager {
     /// static plane); `None` if it does not approach. Used only by the broken variants.
     fn predict_contact(&self, k: PairId, t: Time, model: &Model, level: Real) -> Option<Real> {
         let v = &model.vertices;
-        let pair = &self.pairs[k];
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
         let mut at = t.seconds();
         let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
         for iteration in 0..16 {
             x.clear();
-            x.extend(pair.kind.vertices().iter().map(|&u| v.position_at(u, at)));
-            let proximity = pair.kind.measure(&x);
-            let rate: Real =
-                pair.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity_at(u, at))).sum();
+            x.extend(vertices.iter().map(|&u| v.position_at(u, at)));
+            let proximity = kind.measure(&x);
+            let rate: Real = vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity_at(u, at))).sum();
             let miss = proximity.gap - level;
             if rate >= 0.0 {
                 // separating now, or the closest approach stays above the level
@@ -1027,26 +1072,15 @@ impl ContactManager {
     /// [`ContactVariant::ReflectiveImpulse`]: pair `k` is near η(1); ask for its impact check at
     /// the predicted instant, or poll again after h(1) while it does not approach.
     fn watch_impact(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
-        let level = self.pairs[k].schedule(self.settings.layers).thickness(1);
+        let level = self.kind(k).schedule(self.settings.layers).thickness(1);
         self.pairs[k].certificate = Some(Guard::Impact);
         match self.predict_contact(k, t, model, level) {
             Some(at) => out.push(Schedule::Impact(k, Time::new(at.max(t.seconds())).expect("finite"))),
             None => {
-                let poll = t.seconds() + self.layer_period(k, 1);
+                let poll = t.seconds() + self.layer_period(k, 1, model);
                 self.schedule_failure(k, poll, out);
             }
         }
-    }
-
-    /// Drifts pair `k`'s stencil to `t` and measures it there (recording the smallest gap seen).
-    fn drift_and_measure(&mut self, k: PairId, t: Time, model: &mut Model) -> Proximity {
-        for &u in &self.pairs[k].kind.vertices() {
-            model.vertices.drift_to(u, t.seconds());
-        }
-        self.fill_positions(k, model, t);
-        let proximity = self.pairs[k].kind.measure(&self.scratch);
-        self.smallest_gap = self.smallest_gap.min(proximity.gap);
-        proximity
     }
 
     /// [`ContactVariant::ReflectiveImpulse`]: pair `k`'s impact check at `t`. If the gap has
@@ -1060,24 +1094,22 @@ impl ContactManager {
         model: &mut Model,
         out: &mut Vec<Schedule>,
     ) -> Result<bool, ContactError> {
-        let proximity = self.drift_and_measure(k, t, model);
-        let pair = &self.pairs[k];
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        for &u in &vertices {
+            model.vertices.drift_to(u, t.seconds());
+        }
+        let proximity = self.measure_at(&kind, model, t);
         let v = &mut model.vertices;
-        let rate: Real =
-            pair.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
-        let reached = proximity.gap <= pair.schedule(self.settings.layers).thickness(1) * (1.0 + 1e-9);
-        let weight: Real = pair
-            .kind
-            .vertices()
-            .iter()
-            .zip(&proximity.gradient)
-            .map(|(&u, g)| g.norm_squared() / v.effective_mass(u))
-            .sum();
+        let rate: Real = vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let reached = proximity.gap <= kind.schedule(self.settings.layers).thickness(1) * (1.0 + 1e-9);
+        let weight: Real =
+            vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.norm_squared() / v.effective_mass(u)).sum();
         let kicked = reached && rate < 0.0 && weight > 0.0;
         if kicked {
             // Δv_u = λ ∇_u d / m_u with λ = −2 ḋ / Σ |∇_u d|²/m_u, so ḋ ← −ḋ
             let lambda = -2.0 * rate / weight;
-            for (&u, g) in pair.kind.vertices().iter().zip(&proximity.gradient) {
+            for (&u, g) in vertices.iter().zip(&proximity.gradient) {
                 v.kick(u, -g * lambda);
             }
         }
@@ -1086,10 +1118,12 @@ impl ContactManager {
         Ok(kicked)
     }
 
-    /// A tick of layer `l` of `pair` at `t` (report Algorithm 3): drift the stencil, kick it with
-    /// −h(l)·c·r(l)·g·∇d (and friction) if the layer is penetrated, retire the deepest layer when
-    /// its impulse was zero and the pair is separating with room for a slab. Returns what happened
-    /// and pushes the next tick (if the layer stays active) to `out`.
+    /// A tick of layer `l` of `pair` at `t` (report Algorithm 3): measure the stencil at `t`; if the
+    /// layer is penetrated, drift the stencil to `t` and kick it with −h(l)·c·r(l)·g·∇d (and
+    /// friction); retire the deepest layer when its impulse was zero and the pair is separating
+    /// with room for a slab. Returns what happened and pushes the next tick (if the layer stays
+    /// active) to `out`. A tick that does not kick changes no vertex: not even the round-off of a
+    /// drift split in two depends on which idle ticks a broad phase happens to schedule (law 5).
     pub fn layer_tick(
         &mut self,
         pair: PairId,
@@ -1104,7 +1138,10 @@ impl ContactManager {
             let kicked = self.impact_tick(k, t, model, out)?;
             return Ok(LayerOutcome { tick: 0, period: 0.0, kicked });
         }
-        let proximity = self.drift_and_measure(k, t, model);
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        let layers = kind.schedule(self.settings.layers);
+        let proximity = self.measure_at(&kind, model, t);
         let p = &mut self.pairs[k];
         let clock = &mut p.layers[l as usize - 1];
         let tick = clock.clock.advance();
@@ -1117,32 +1154,38 @@ impl ContactManager {
         // friction direction and the retirement below then do not depend on the order of
         // simultaneous events (law 8), which differs between broad phases (law 5)
         let gap_rate: Real =
-            p.kind.vertices().iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.arrival_velocity(u))).sum();
-        let g = proximity.gap - p.schedule(self.settings.layers).thickness(l);
+            vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.arrival_velocity_at(u, t.seconds()))).sum();
+        let g = proximity.gap - layers.thickness(l);
         let kicked = g < 0.0;
         if kicked {
+            // the positions measured are where the drift takes the stencil
+            for &u in &vertices {
+                v.drift_to(u, t.seconds());
+            }
             // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
             let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
-            let normal_impulse = h * c * p.schedule(self.settings.layers).stiffness(l) * g; // ≤ 0: pushes apart
-            for (&u, gu) in p.kind.vertices().iter().zip(&proximity.gradient) {
+            let normal_impulse = h * c * layers.stiffness(l) * g; // ≤ 0: pushes apart
+            for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
                 v.kick(u, gu * normal_impulse);
             }
-            if s.friction > 0.0 && !matches!(p.kind, PairKind::EdgeLength { .. }) {
+            if s.friction > 0.0 && !matches!(kind, PairKind::EdgeLength { .. }) {
                 let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
-                apply_friction(&p.kind.vertices(), &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
+                apply_friction(&vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
             }
         }
         // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
         // a profitable slab of this layer's thickness
         let deepest = l as usize == p.layers.len();
-        let retire = deepest
-            && !kicked
-            && gap_rate > 0.0
-            && proximity.gap > s.profitability * p.schedule(self.settings.layers).thickness(l);
+        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
         if retire {
             p.layers.pop();
+            if p.layers.is_empty() {
+                // free the allocation: most pairs touch once, and a pair keeps its record long after
+                p.layers = ThinVec::new();
+            }
             p.certificate = None;
-            let gone = p.layers.is_empty() && p.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b));
+            let gone =
+                p.layers.is_empty() && matches!(p.between, Between::Primitives(a, b) if !self.broad.overlap(a, b));
             if gone {
                 self.remove_pair(k, out);
             } else {
@@ -1154,9 +1197,7 @@ impl ContactManager {
                 // until the layer first pushes
                 if kicked {
                     p.layers[l as usize - 1].awaiting_contact = false;
-                } else if let Some(at) =
-                    self.predict_contact(k, t, model, self.pairs[k].schedule(self.settings.layers).thickness(l))
-                {
+                } else if let Some(at) = self.predict_contact(k, t, model, layers.thickness(l)) {
                     if at < next_tick.seconds() {
                         // at the contact level now: this tick is the restarted clock's first
                         let first = if at <= t.seconds() { t.seconds() + h } else { at };
@@ -1254,9 +1295,11 @@ impl ContactManager {
         let v = &model.vertices;
         self.audit_broad_phase(model, t)?;
         for (k, pair) in &self.pairs {
+            let kind = self.kind_of(pair);
             // memory: a pair whose primitives are no longer near (grid) or whose leaves came apart
             // (k-DOP) must go once its layers have retired
-            if pair.layers.is_empty() && pair.primitives.is_some_and(|(a, b)| !self.broad.overlap(a, b)) {
+            if pair.layers.is_empty() && matches!(pair.between, Between::Primitives(a, b) if !self.broad.overlap(a, b))
+            {
                 return Err(AuditFailure {
                     pair: k,
                     time: t.seconds(),
@@ -1271,8 +1314,8 @@ impl ContactManager {
                     // a constraint pair: its gap, from the vertices, must still exceed the next
                     // layer's thickness
                     let x: SmallVec<[Vec3; 4]> =
-                        pair.kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())).collect();
-                    let gap = pair.kind.measure(&x).gap;
+                        kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())).collect();
+                    let gap = kind.measure(&x).gap;
                     if gap < thickness * (1.0 - 1e-12) {
                         return Err(AuditFailure {
                             pair: k,
@@ -1289,9 +1332,9 @@ impl ContactManager {
                     continue;
                 }
             };
-            let lows = pair.kind.low_count();
+            let lows = kind.low_count();
             // spheres: the slab's thickness already holds the radii, so the centres are checked
-            for (i, &u) in pair.kind.vertices().iter().enumerate() {
+            for (i, &u) in kind.vertices().iter().enumerate() {
                 let x = slab.normal.dot(&v.position_at(u, t.seconds()));
                 let scale = 1e-12 * (1.0 + x.abs());
                 let ok = if i < lows {
@@ -1310,7 +1353,7 @@ impl ContactManager {
 
 impl ContactManager {
     /// Audit of the broad phase: every candidate primitive pair whose gap is below the reach
-    /// 2·profitability·η(1) (what both kinetic broad phases promise) holds a pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
+    /// profitability·η(1) (what both kinetic broad phases promise) holds a pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
     /// through the grid or the k-DOP front; nothing to check for all pairs, where every candidate
     /// holds one.
     fn audit_broad_phase(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
@@ -1318,7 +1361,7 @@ impl ContactManager {
             return Ok(());
         }
         let v = &model.vertices;
-        let reach = 2.0 * self.settings.profitability * self.settings.layers.thickness(1);
+        let reach = self.settings.reach();
         // boxes inflated by radius + reach/2: primitives whose boxes miss each other are farther
         // apart than the reach
         let mut boxes: Vec<(Vec3, Vec3, u32)> = (0..self.broad.len() as u32)
@@ -1520,7 +1563,7 @@ mod tests {
     fn a_pair_record_stays_small() {
         // a pair exists for every pair of near primitives, a hundred thousand at once on
         // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
-        assert!(std::mem::size_of::<Pair>() <= 136, "Pair is {} bytes", std::mem::size_of::<Pair>());
+        assert!(std::mem::size_of::<Pair>() <= 96, "Pair is {} bytes", std::mem::size_of::<Pair>());
     }
 
     #[test]
@@ -1542,15 +1585,19 @@ mod tests {
         body.inextensibility = Some(0.1);
         model.add_body(body, &[Vec3::zeros(), Vec3::x() * 2.0], &[Vec3::zeros(); 2], &[1.0; 2]);
         let manager = ContactManager::new(&model, settings());
-        let lengths: Vec<_> =
-            manager.pairs.values().filter(|p| matches!(p.kind, PairKind::EdgeLength { .. })).map(|p| p.kind).collect();
+        let lengths: Vec<_> = manager
+            .pairs
+            .values()
+            .filter(|p| matches!(p.between, Between::Length(_)))
+            .map(|p| manager.kind_of(p))
+            .collect();
         assert_eq!(lengths.len(), 2);
         let x = [Vec3::zeros(), Vec3::x() * 2.1];
         // stretched by 5 % of the 10 % slack: half the stretch gap left, the compression gap grows
         let gaps: Vec<Real> = lengths.iter().map(|k| k.measure(&x).gap).collect();
         assert!((gaps[0] - 0.1).abs() < 1e-12 && (gaps[1] - 0.3).abs() < 1e-12, "{gaps:?}");
         // each pair's layers start at half the slack: η₁ = s·ℓ/2
-        let pair = manager.pairs.values().find(|p| matches!(p.kind, PairKind::EdgeLength { .. })).unwrap();
-        assert!((pair.schedule(LayerSchedule::default()).thickness(1) - 0.1).abs() < 1e-12);
+        let pair = manager.pairs.values().find(|p| matches!(p.between, Between::Length(_))).unwrap();
+        assert!((manager.kind_of(pair).schedule(LayerSchedule::default()).thickness(1) - 0.1).abs() < 1e-12);
     }
 }

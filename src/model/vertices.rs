@@ -211,6 +211,18 @@ impl Vertices {
         }
     }
 
+    /// The velocity vertex `i` arrives at `t` ≥ `t_last` with, without advancing it: what
+    /// [`arrival_velocity`](Self::arrival_velocity) returns after [`drift_to`](Self::drift_to)`(i, t)`
+    /// (for a free vertex, its velocity if `t` is after `t_last`, else the one it arrived with).
+    pub fn arrival_velocity_at(&self, i: VertexId, t: Real) -> Vec3 {
+        let k = i.index();
+        match self.motion_at(i, t) {
+            Motion::Free | Motion::FreeUntil(_) if t <= self.t_last[k] => self.arrivals[k],
+            Motion::Free | Motion::FreeUntil(_) => self.velocities[k],
+            _ => self.velocity_at(i, t),
+        }
+    }
+
     /// Time at which the position was recorded.
     pub fn t_last(&self, i: VertexId) -> Real {
         self.t_last[i.index()]
