@@ -63,19 +63,82 @@ pub(super) enum Shape {
     Triangle,
 }
 
-/// A point, segment, triangle or sphere.
+impl Shape {
+    /// Number of vertices: 1, 2 or 3.
+    fn vertex_count(self) -> usize {
+        match self {
+            Shape::Point | Shape::Sphere(_) => 1,
+            Shape::Segment => 2,
+            Shape::Triangle => 3,
+        }
+    }
+}
+
+/// A point, segment, triangle or sphere (32 bytes: one is kept per point, segment and triangle
+/// of every mesh).
 #[derive(Clone, Debug)]
 pub(super) struct Primitive {
     pub(super) shape: Shape,
-    pub(super) vertices: SmallVec<[VertexId; 3]>,
+    /// The first [`Shape::vertex_count`] are its vertices.
+    vertices: [VertexId; 3],
     /// Every vertex is fixed (held, not scripted): its cells never change.
     fixed: bool,
     /// Every vertex is held or scripted: kicks do not move it.
     pub(super) held: bool,
 }
 
+impl Primitive {
+    /// Its vertices.
+    pub(super) fn vertices(&self) -> &[VertexId] {
+        &self.vertices[..self.shape.vertex_count()]
+    }
+}
+
 /// An axis-aligned box, `(lo, hi)`, m.
 type FatBox = (Vec3, Vec3);
+
+/// A fat box as the grid stores it: single precision, rounded outward so that it holds the box it
+/// was made from, `[lo.x, lo.y, lo.z, hi.x, hi.y, hi.z]` (24 bytes instead of 48). The grid only
+/// ever uses the stored box, so every test sees the same one.
+type StoredBox = [f32; 6];
+
+fn store_box(b: &FatBox) -> StoredBox {
+    let down = |x: Real| {
+        let f = x as f32;
+        if Real::from(f) > x {
+            f.next_down()
+        } else {
+            f
+        }
+    };
+    let up = |x: Real| {
+        let f = x as f32;
+        if Real::from(f) < x {
+            f.next_up()
+        } else {
+            f
+        }
+    };
+    [down(b.0.x), down(b.0.y), down(b.0.z), up(b.1.x), up(b.1.y), up(b.1.z)]
+}
+
+fn load_box(b: &StoredBox) -> FatBox {
+    let x = b.map(Real::from);
+    (Vec3::new(x[0], x[1], x[2]), Vec3::new(x[3], x[4], x[5]))
+}
+
+/// An anchor as the grid stores it: single precision (12 bytes instead of 24). An anchor is only a
+/// reference point: the certificate keeps a vertex within the slack of the stored anchor and the
+/// pair test measures the stored anchors, so rounding moves no guarantee.
+type StoredPoint = [f32; 3];
+
+fn store_point(x: &Vec3) -> StoredPoint {
+    [x.x as f32, x.y as f32, x.z as f32]
+}
+
+fn load_point(x: &StoredPoint) -> Vec3 {
+    Vec3::new(Real::from(x[0]), Real::from(x[1]), Real::from(x[2]))
+}
 
 fn boxes_overlap(a: &FatBox, b: &FatBox) -> bool {
     (0..3).all(|c| a.0[c] <= b.1[c] && b.0[c] <= a.1[c])
@@ -91,14 +154,13 @@ const LARGE_CELLS: u64 = 4096;
 struct Grid {
     grid: HashGrid,
     /// Each primitive's fat box: its anchors' bounding box inflated by its radius, half the reach
-    /// and the slack. Two primitives whose fat boxes miss each other hold no pair.
-    fat: Vec<FatBox>,
+    /// and the slack. Two primitives whose fat boxes miss each other hold no pair; a primitive is
+    /// listed in the cells its fat box touches.
+    fat: Vec<StoredBox>,
     /// Where each primitive's vertices were when it was last covered, in its vertex order:
     /// primitive `i`'s are `anchors[first_anchor[i]..first_anchor[i + 1]]`.
-    anchors: Vec<Vec3>,
+    anchors: Vec<StoredPoint>,
     first_anchor: Vec<u32>,
-    /// The cells each fat box touches: where the primitive is listed in the hash map.
-    cells: Vec<CellBox>,
     /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
     large: Vec<u32>,
     /// Half the contact reach: two primitives whose bounding boxes, each inflated by its radius
@@ -117,8 +179,10 @@ struct Grid {
 #[derive(Debug)]
 pub(super) struct BroadPhase {
     primitives: Vec<Primitive>,
-    /// For each vertex, the primitives it belongs to.
-    of_vertex: Vec<SmallVec<[u32; 8]>>,
+    /// For each vertex, the primitives it belongs to: vertex `u`'s are
+    /// `of_vertex[first_of_vertex[u]..first_of_vertex[u + 1]]`, in increasing order.
+    of_vertex: Vec<u32>,
+    first_of_vertex: Vec<u32>,
     grid: Option<Grid>,
     kdop: Option<KdopHierarchy>,
     /// The k-DOP front's certificates at the start, until the contact manager schedules them.
@@ -159,17 +223,30 @@ impl BroadPhase {
             .chain(points)
             .chain(spheres)
             .chain(segments)
-            .map(|(shape, vertices): (Shape, SmallVec<[VertexId; 3]>)| Primitive {
-                shape,
-                fixed: vertices.iter().all(|&u| fixed(u)),
-                held: vertices.iter().all(|&u| held(u)),
-                vertices,
+            .map(|(shape, vertices): (Shape, SmallVec<[VertexId; 3]>)| {
+                let mut padded = [vertices[0]; 3];
+                padded[..vertices.len()].copy_from_slice(&vertices);
+                Primitive {
+                    shape,
+                    fixed: vertices.iter().all(|&u| fixed(u)),
+                    held: vertices.iter().all(|&u| held(u)),
+                    vertices: padded,
+                }
             })
             .collect();
-        let mut of_vertex = vec![SmallVec::new(); v.len()];
+        let mut first_of_vertex = vec![0u32; v.len() + 1];
+        for u in primitives.iter().flat_map(Primitive::vertices) {
+            first_of_vertex[u.index() + 1] += 1;
+        }
+        for k in 1..first_of_vertex.len() {
+            first_of_vertex[k] += first_of_vertex[k - 1];
+        }
+        let mut of_vertex = vec![0u32; first_of_vertex[v.len()] as usize];
+        let mut next = first_of_vertex.clone();
         for (i, p) in primitives.iter().enumerate() {
-            for u in &p.vertices {
-                of_vertex[u.index()].push(i as u32);
+            for u in p.vertices() {
+                of_vertex[next[u.index()] as usize] = i as u32;
+                next[u.index()] += 1;
             }
         }
         // Phantom's cell: twice the mean free edge length (particles: twice diameter plus reach)
@@ -199,15 +276,15 @@ impl BroadPhase {
             BroadPhaseKind::HashGrid { .. } => {
                 let mut first_anchor = vec![0];
                 for p in &primitives {
-                    first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices.len() as u32);
+                    first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices().len() as u32);
                 }
-                let anchors = primitives.iter().flat_map(|p| p.vertices.iter().map(|&u| v.position(u))).collect();
+                let anchors =
+                    primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| store_point(&v.position(u)))).collect();
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
                     fat: Vec::new(),
                     anchors,
                     first_anchor,
-                    cells: Vec::new(),
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
                     slack,
@@ -215,16 +292,14 @@ impl BroadPhase {
                     visit: 0,
                 };
                 for (i, p) in primitives.iter().enumerate() {
-                    let fat = grid.fat_box(p, grid.anchors(i as u32));
-                    let cells = grid.grid.cover(&fat.0, &fat.1);
-                    grid.enter(i as u32, &cells);
+                    let fat = store_box(&grid.fat_box(p, &grid.anchors(i as u32)));
                     grid.fat.push(fat);
-                    grid.cells.push(cells);
+                    grid.enter(i as u32, &grid.cells(i as u32));
                 }
                 Some(grid)
             }
         };
-        BroadPhase { primitives, of_vertex, grid, kdop, kdop_start }
+        BroadPhase { primitives, of_vertex, first_of_vertex, grid, kdop, kdop_start }
     }
 
     /// True for the all-pairs broad phase (every candidate pair always holds a pair).
@@ -264,7 +339,9 @@ impl BroadPhase {
         schedule: &mut Vec<(u32, Real)>,
     ) {
         if let Some(kdop) = self.kdop.as_mut() {
-            kdop.tube_moved(&self.of_vertex[u.index()], velocity, tolerance, t, schedule);
+            let of_vertex =
+                &self.of_vertex[self.first_of_vertex[u.index()] as usize..self.first_of_vertex[u.index() + 1] as usize];
+            kdop.tube_moved(of_vertex, velocity, tolerance, t, schedule);
         }
     }
 
@@ -291,13 +368,12 @@ impl BroadPhase {
     /// capacities).
     pub(super) fn heap_bytes(&self) -> usize {
         let primitives = self.primitives.capacity() * std::mem::size_of::<Primitive>();
-        let of_vertex = self.of_vertex.capacity() * std::mem::size_of::<SmallVec<[u32; 8]>>();
+        let of_vertex = (self.of_vertex.capacity() + self.first_of_vertex.capacity()) * 4;
         let grid = self.grid.as_ref().map_or(0, |g| {
             g.grid.heap_bytes()
-                + g.fat.capacity() * std::mem::size_of::<FatBox>()
-                + g.anchors.capacity() * std::mem::size_of::<Vec3>()
+                + g.fat.capacity() * std::mem::size_of::<StoredBox>()
+                + g.anchors.capacity() * std::mem::size_of::<StoredPoint>()
                 + g.first_anchor.capacity() * 4
-                + g.cells.capacity() * std::mem::size_of::<CellBox>()
                 + g.large.capacity() * 4
                 + g.visited.capacity() * 4
         });
@@ -312,7 +388,7 @@ impl BroadPhase {
 
     /// The primitives vertex `u` belongs to.
     pub(super) fn primitives_of(&self, u: VertexId) -> &[u32] {
-        &self.of_vertex[u.index()]
+        &self.of_vertex[self.first_of_vertex[u.index()] as usize..self.first_of_vertex[u.index() + 1] as usize]
     }
 
     /// The radius of primitive `i` (0 but for spheres), m.
@@ -322,7 +398,7 @@ impl BroadPhase {
 
     /// The vertices of primitive `i`.
     pub(super) fn vertices(&self, i: u32) -> &[VertexId] {
-        &self.primitives[i as usize].vertices
+        self.primitives[i as usize].vertices()
     }
 
     /// True if primitive `i` is on the hash grid and can move (so it has a certificate).
@@ -333,7 +409,7 @@ impl BroadPhase {
     /// The contact pair between primitives `i` < `j`, if they form one.
     pub(super) fn pair_kind(&self, i: u32, j: u32) -> Option<PairKind> {
         let (a, b) = (&self.primitives[i as usize], &self.primitives[j as usize]);
-        if a.vertices.iter().any(|u| b.vertices.contains(u)) || (a.held && b.held) {
+        if a.vertices().iter().any(|u| b.vertices().contains(u)) || (a.held && b.held) {
             return None;
         }
         Self::kind_of_shapes(a, b)
@@ -347,19 +423,20 @@ impl BroadPhase {
 
     /// The pair kind of two primitives by their shapes (`None` for shapes that do not touch).
     fn kind_of_shapes(a: &Primitive, b: &Primitive) -> Option<PairKind> {
-        let triangle = |p: &Primitive| [p.vertices[0], p.vertices[1], p.vertices[2]];
+        let triangle = |p: &Primitive| [p.vertices()[0], p.vertices()[1], p.vertices()[2]];
         match (a.shape, b.shape) {
             (Shape::Triangle, Shape::Point) => {
-                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices[0], radius: 0.0 })
+                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices()[0], radius: 0.0 })
             }
             (Shape::Triangle, Shape::Sphere(r)) => {
-                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices[0], radius: r })
+                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices()[0], radius: r })
             }
-            (Shape::Segment, Shape::Segment) => {
-                Some(PairKind::EdgeEdge { a: [a.vertices[0], a.vertices[1]], b: [b.vertices[0], b.vertices[1]] })
-            }
+            (Shape::Segment, Shape::Segment) => Some(PairKind::EdgeEdge {
+                a: [a.vertices()[0], a.vertices()[1]],
+                b: [b.vertices()[0], b.vertices()[1]],
+            }),
             (Shape::Sphere(ra), Shape::Sphere(rb)) => {
-                Some(PairKind::Spheres { a: a.vertices[0], b: b.vertices[0], radii: ra + rb })
+                Some(PairKind::Spheres { a: a.vertices()[0], b: b.vertices()[0], radii: ra + rb })
             }
             _ => None,
         }
@@ -379,7 +456,7 @@ impl BroadPhase {
             let partners: Vec<u32> = match &self.grid {
                 None => (i + 1..n).collect(),
                 Some(grid) => {
-                    let mine = &grid.cells[i as usize];
+                    let mine = &grid.cells(i);
                     let candidates: Vec<u32> = if mine.len() > LARGE_CELLS {
                         (i + 1..n).collect()
                     } else {
@@ -419,19 +496,18 @@ impl BroadPhase {
         let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
         let primitives = &self.primitives;
         let p = &primitives[i as usize];
-        let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells[i as usize]);
-        let old_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
-        let new_anchors: SmallVec<[Vec3; 3]> = p.vertices.iter().map(|&u| model.vertices.position_at(u, t)).collect();
+        let (old_fat, old_cells, old_anchors) = (load_box(&grid.fat[i as usize]), grid.cells(i), grid.anchors(i));
         let first = grid.first_anchor[i as usize] as usize;
-        grid.anchors[first..first + new_anchors.len()].copy_from_slice(&new_anchors);
-        let new_fat = grid.fat_box(p, &new_anchors);
-        let new_cells = grid.grid.cover(&new_fat.0, &new_fat.1);
+        for (k, &u) in p.vertices().iter().enumerate() {
+            grid.anchors[first + k] = store_point(&model.vertices.position_at(u, t));
+        }
+        let new_anchors = grid.anchors(i);
+        grid.fat[i as usize] = store_box(&grid.fat_box(p, &new_anchors));
+        let (new_fat, new_cells) = (load_box(&grid.fat[i as usize]), grid.cells(i));
         if new_cells != old_cells {
             grid.leave(i, &old_cells);
             grid.enter(i, &new_cells);
-            grid.cells[i as usize] = new_cells;
         }
-        grid.fat[i as usize] = new_fat;
         // a primitive it gained or lost has a fat box touching the new or the old one, so it is
         // listed in one of their cells (or on the large list); each is tested once
         let visit = grid.next_visit();
@@ -442,10 +518,18 @@ impl BroadPhase {
             if j == i || std::mem::replace(&mut visited[j as usize], visit) == visit {
                 return;
             }
-            let (other, q) = (&fat[j as usize], &primitives[j as usize]);
-            let xq = &anchors[first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize];
-            let now = boxes_overlap(&new_fat, other) && anchored_near(p, &new_anchors, q, xq, bound);
-            let before = boxes_overlap(&old_fat, other) && anchored_near(p, &old_anchors, q, xq, bound);
+            let (other, q) = (load_box(&fat[j as usize]), &primitives[j as usize]);
+            let (now_box, before_box) = (boxes_overlap(&new_fat, &other), boxes_overlap(&old_fat, &other));
+            if !now_box && !before_box {
+                return;
+            }
+            let xq: SmallVec<[Vec3; 3]> = anchors
+                [first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize]
+                .iter()
+                .map(load_point)
+                .collect();
+            let now = now_box && anchored_near(p, &new_anchors, q, &xq, bound);
+            let before = before_box && anchored_near(p, &old_anchors, q, &xq, bound);
             if now && !before {
                 gained.push(j);
             } else if before && !now {
@@ -469,7 +553,7 @@ impl BroadPhase {
     /// farther than the slack from its anchor, s (+∞: never).
     pub(super) fn exit(&self, i: u32, t: Real, tubes: &[VagueTrajectory]) -> Real {
         let grid = self.grid.as_ref().expect("only with a hash grid");
-        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(anchor, grid.slack));
+        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(&anchor, grid.slack));
         t + first.fold(Real::INFINITY, Real::min)
     }
 }
@@ -505,8 +589,15 @@ impl Grid {
     }
 
     /// Primitive `i`'s anchors.
-    fn anchors(&self, i: u32) -> &[Vec3] {
-        &self.anchors[self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize]
+    fn anchors(&self, i: u32) -> SmallVec<[Vec3; 3]> {
+        let range = self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize;
+        self.anchors[range].iter().map(load_point).collect()
+    }
+
+    /// The cells primitive `i`'s fat box touches: where it is listed.
+    fn cells(&self, i: u32) -> CellBox {
+        let (lo, hi) = load_box(&self.fat[i as usize]);
+        self.grid.cover(&lo, &hi)
     }
 
     /// The largest gap between anchored shapes at which a pair exists: the reach plus twice the
@@ -518,12 +609,12 @@ impl Grid {
     /// True while primitives `i` and `j` must hold a pair: their fat boxes overlap and their
     /// anchored shapes are nearer than [`Grid::near_bound`].
     fn near(&self, primitives: &[Primitive], i: u32, j: u32) -> bool {
-        boxes_overlap(&self.fat[i as usize], &self.fat[j as usize])
+        boxes_overlap(&load_box(&self.fat[i as usize]), &load_box(&self.fat[j as usize]))
             && anchored_near(
                 &primitives[i as usize],
-                self.anchors(i),
+                &self.anchors(i),
                 &primitives[j as usize],
-                self.anchors(j),
+                &self.anchors(j),
                 self.near_bound(),
             )
     }
@@ -620,7 +711,7 @@ mod tests {
     /// reach + 2·slack, found by testing every one with the distance of centres.
     fn overlapping(grid: &Grid, i: u32, r: Real) -> Vec<u32> {
         let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
-        let centre = |j: u32| grid.anchors[grid.first_anchor[j as usize] as usize];
+        let centre = |j: u32| load_point(&grid.anchors[grid.first_anchor[j as usize] as usize]);
         (0..grid.fat.len() as u32).filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound).collect()
     }
 
@@ -655,7 +746,7 @@ mod tests {
             let i = (step * 37 % n) as u32;
             let before = overlapping(broad.grid.as_ref().unwrap(), i, 0.05);
             let tubes: Vec<VagueTrajectory> = broad.primitives[i as usize]
-                .vertices
+                .vertices()
                 .iter()
                 .map(|&u| VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u)))
                 .collect();

@@ -163,7 +163,7 @@ impl KdopHierarchy {
         };
         let centroids: Vec<Vec3> = primitives
             .iter()
-            .map(|p| p.vertices.iter().map(|&u| x(u)).sum::<Vec3>() / p.vertices.len() as Real)
+            .map(|p| p.vertices().iter().map(|&u| x(u)).sum::<Vec3>() / p.vertices().len() as Real)
             .collect();
         for class in 0..4 {
             let mut members: Vec<u32> =
@@ -277,7 +277,7 @@ impl KdopHierarchy {
         }
         if self.is_leaf(a) && self.is_leaf(b) {
             let (p, q) = (&primitives[self.primitive(a) as usize], &primitives[self.primitive(b) as usize]);
-            return !p.vertices.iter().any(|u| q.vertices.contains(u));
+            return !p.vertices().iter().any(|u| q.vertices().contains(u));
         }
         true
     }
@@ -291,13 +291,13 @@ impl KdopHierarchy {
         let ids = &mut self.scratch_ids;
         ids.clear();
         for &i in &self.order[small] {
-            ids.extend(primitives[i as usize].vertices.iter().map(|u| u.0));
+            ids.extend(primitives[i as usize].vertices().iter().map(|u| u.0));
         }
         ids.sort_unstable();
         ids.dedup();
         self.order[large]
             .iter()
-            .any(|&i| primitives[i as usize].vertices.iter().any(|u| ids.binary_search(&u.0).is_ok()))
+            .any(|&i| primitives[i as usize].vertices().iter().any(|u| ids.binary_search(&u.0).is_ok()))
     }
 
     /// The node pairs a pair descends into: the children of its larger node (ties: the lower id).
@@ -323,7 +323,7 @@ impl KdopHierarchy {
         for &i in &self.order[node.first as usize..node.end as usize] {
             let p = &primitives[i as usize];
             let radius = if let Shape::Sphere(r) = p.shape { r } else { 0.0 };
-            for &u in &p.vertices {
+            for &u in p.vertices() {
                 let (tr, change) = tube(u);
                 until = until.min(change);
                 points.push(TubePoint { x: tr.x0, v: tr.v0, tolerance: tr.tolerance, radius });
