@@ -127,21 +127,10 @@ fn load_box(b: &StoredBox) -> FatBox {
     (Vec3::new(x[0], x[1], x[2]), Vec3::new(x[3], x[4], x[5]))
 }
 
-/// An anchor as the grid stores it: single precision (12 bytes instead of 24). An anchor is only a
-/// reference point: the certificate keeps a vertex within the slack of the stored anchor and the
-/// pair test measures the stored anchors, so rounding moves no guarantee.
-type StoredPoint = [f32; 3];
-
-fn store_point(x: &Vec3) -> StoredPoint {
-    [x.x as f32, x.y as f32, x.z as f32]
-}
-
-fn load_point(x: &StoredPoint) -> Vec3 {
-    Vec3::new(Real::from(x[0]), Real::from(x[1]), Real::from(x[2]))
-}
-
-fn boxes_overlap(a: &FatBox, b: &FatBox) -> bool {
-    (0..3).all(|c| a.0[c] <= b.1[c] && b.0[c] <= a.1[c])
+/// True if two stored boxes overlap (compared in single precision: the same answer as in double,
+/// since widening is exact, without converting).
+fn boxes_overlap(a: &StoredBox, b: &StoredBox) -> bool {
+    (0..3).all(|c| a[c] <= b[c + 3] && b[c] <= a[c + 3])
 }
 
 /// A primitive whose cell box holds more cells than this (a large obstacle triangle, say) is not
@@ -159,7 +148,7 @@ struct Grid {
     fat: Vec<StoredBox>,
     /// Where each primitive's vertices were when it was last covered, in its vertex order:
     /// primitive `i`'s are `anchors[first_anchor[i]..first_anchor[i + 1]]`.
-    anchors: Vec<StoredPoint>,
+    anchors: Vec<Vec3>,
     first_anchor: Vec<u32>,
     /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
     large: Vec<u32>,
@@ -278,8 +267,7 @@ impl BroadPhase {
                 for p in &primitives {
                     first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices().len() as u32);
                 }
-                let anchors =
-                    primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| store_point(&v.position(u)))).collect();
+                let anchors = primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| v.position(u))).collect();
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
                     fat: Vec::new(),
@@ -292,7 +280,7 @@ impl BroadPhase {
                     visit: 0,
                 };
                 for (i, p) in primitives.iter().enumerate() {
-                    let fat = store_box(&grid.fat_box(p, &grid.anchors(i as u32)));
+                    let fat = store_box(&grid.fat_box(p, grid.anchors(i as u32)));
                     grid.fat.push(fat);
                     grid.enter(i as u32, &grid.cells(i as u32));
                 }
@@ -372,7 +360,7 @@ impl BroadPhase {
         let grid = self.grid.as_ref().map_or(0, |g| {
             g.grid.heap_bytes()
                 + g.fat.capacity() * std::mem::size_of::<StoredBox>()
-                + g.anchors.capacity() * std::mem::size_of::<StoredPoint>()
+                + g.anchors.capacity() * std::mem::size_of::<Vec3>()
                 + g.first_anchor.capacity() * 4
                 + g.large.capacity() * 4
                 + g.visited.capacity() * 4
@@ -496,14 +484,15 @@ impl BroadPhase {
         let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
         let primitives = &self.primitives;
         let p = &primitives[i as usize];
-        let (old_fat, old_cells, old_anchors) = (load_box(&grid.fat[i as usize]), grid.cells(i), grid.anchors(i));
+        let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells(i));
+        let old_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
         let first = grid.first_anchor[i as usize] as usize;
         for (k, &u) in p.vertices().iter().enumerate() {
-            grid.anchors[first + k] = store_point(&model.vertices.position_at(u, t));
+            grid.anchors[first + k] = model.vertices.position_at(u, t);
         }
-        let new_anchors = grid.anchors(i);
+        let new_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
         grid.fat[i as usize] = store_box(&grid.fat_box(p, &new_anchors));
-        let (new_fat, new_cells) = (load_box(&grid.fat[i as usize]), grid.cells(i));
+        let (new_fat, new_cells) = (grid.fat[i as usize], grid.cells(i));
         if new_cells != old_cells {
             grid.leave(i, &old_cells);
             grid.enter(i, &new_cells);
@@ -518,18 +507,15 @@ impl BroadPhase {
             if j == i || std::mem::replace(&mut visited[j as usize], visit) == visit {
                 return;
             }
-            let (other, q) = (load_box(&fat[j as usize]), &primitives[j as usize]);
-            let (now_box, before_box) = (boxes_overlap(&new_fat, &other), boxes_overlap(&old_fat, &other));
+            let other = &fat[j as usize];
+            let (now_box, before_box) = (boxes_overlap(&new_fat, other), boxes_overlap(&old_fat, other));
             if !now_box && !before_box {
                 return;
             }
-            let xq: SmallVec<[Vec3; 3]> = anchors
-                [first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize]
-                .iter()
-                .map(load_point)
-                .collect();
-            let now = now_box && anchored_near(p, &new_anchors, q, &xq, bound);
-            let before = before_box && anchored_near(p, &old_anchors, q, &xq, bound);
+            let q = &primitives[j as usize];
+            let xq = &anchors[first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize];
+            let now = now_box && anchored_near(p, &new_anchors, q, xq, bound);
+            let before = before_box && anchored_near(p, &old_anchors, q, xq, bound);
             if now && !before {
                 gained.push(j);
             } else if before && !now {
@@ -553,7 +539,7 @@ impl BroadPhase {
     /// farther than the slack from its anchor, s (+∞: never).
     pub(super) fn exit(&self, i: u32, t: Real, tubes: &[VagueTrajectory]) -> Real {
         let grid = self.grid.as_ref().expect("only with a hash grid");
-        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(&anchor, grid.slack));
+        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(anchor, grid.slack));
         t + first.fold(Real::INFINITY, Real::min)
     }
 }
@@ -589,9 +575,8 @@ impl Grid {
     }
 
     /// Primitive `i`'s anchors.
-    fn anchors(&self, i: u32) -> SmallVec<[Vec3; 3]> {
-        let range = self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize;
-        self.anchors[range].iter().map(load_point).collect()
+    fn anchors(&self, i: u32) -> &[Vec3] {
+        &self.anchors[self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize]
     }
 
     /// The cells primitive `i`'s fat box touches: where it is listed.
@@ -609,12 +594,12 @@ impl Grid {
     /// True while primitives `i` and `j` must hold a pair: their fat boxes overlap and their
     /// anchored shapes are nearer than [`Grid::near_bound`].
     fn near(&self, primitives: &[Primitive], i: u32, j: u32) -> bool {
-        boxes_overlap(&load_box(&self.fat[i as usize]), &load_box(&self.fat[j as usize]))
+        boxes_overlap(&self.fat[i as usize], &self.fat[j as usize])
             && anchored_near(
                 &primitives[i as usize],
-                &self.anchors(i),
+                self.anchors(i),
                 &primitives[j as usize],
-                &self.anchors(j),
+                self.anchors(j),
                 self.near_bound(),
             )
     }
@@ -711,7 +696,7 @@ mod tests {
     /// reach + 2·slack, found by testing every one with the distance of centres.
     fn overlapping(grid: &Grid, i: u32, r: Real) -> Vec<u32> {
         let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
-        let centre = |j: u32| load_point(&grid.anchors[grid.first_anchor[j as usize] as usize]);
+        let centre = |j: u32| grid.anchors[grid.first_anchor[j as usize] as usize];
         (0..grid.fat.len() as u32).filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound).collect()
     }
 
