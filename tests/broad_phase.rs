@@ -185,7 +185,7 @@ fn pairs_return_to_those_still_overlapping_after_a_drape_is_pulled_away() {
     // the built-in sheet-on-sphere: the sheet drapes until 0.4 s, then one edge (vertices 0–7) is
     // pulled up at 2 m/s for 0.6 s and the sheet hangs from it, far above the sphere. The pairs
     // made for the drape go: at the end the audit finds every live pair still overlapping and none
-    // missing, and fewer pairs live than at the peak (the sheet's own neighbours remain)
+    // missing, and fewer pairs live than at the peak (with the reach 1.1·η(1), none)
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/sheet-on-sphere.toml"))
         .unwrap()
         .replace(
