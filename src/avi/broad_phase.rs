@@ -20,7 +20,7 @@
 use super::contact_manager::PairKind;
 use super::kdop_hierarchy::{FrontChanges, KdopHierarchy};
 use crate::contact::proximity::{primitives, Primitive as ModelPrimitive};
-use crate::geometry::distance::{distance_edge_edge, distance_point_triangle};
+use crate::geometry::distance::{distance_edge_edge, distance_point_point, distance_point_triangle};
 use crate::ids::VertexId;
 use crate::kds::hash_grid::{CellBox, HashGrid};
 use crate::kds::VagueTrajectory;
@@ -630,7 +630,7 @@ fn anchored_near(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3], bound: 
             distance_point_triangle(xa[0], xb[0], xb[1], xb[2]) - radius(a.shape)
         }
         (Shape::Segment, Shape::Segment) => distance_edge_edge(xa[0], xa[1], xb[0], xb[1]),
-        (Shape::Sphere(ra), Shape::Sphere(rb)) => (xb[0] - xa[0]).norm() - ra - rb,
+        (Shape::Sphere(ra), Shape::Sphere(rb)) => distance_point_point(xa[0], xb[0]) - ra - rb,
         _ => return false,
     };
     gap < bound

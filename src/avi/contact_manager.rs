@@ -57,8 +57,9 @@ pub struct ContactSettings {
     pub broad_phase: BroadPhaseKind,
     /// The broad phase's hysteresis, m (`None`: a default for the broad phase and cell size): the
     /// hash grid re-covers a primitive only once a vertex may have moved this far from its anchor
-    /// (and so keeps pairs to 2·slack beyond the reach); the k-DOP front frees a pair only once its k-DOPs
-    /// are apart by half of it beyond the reach. More slack: fewer broad-phase events, more pairs.
+    /// (and so keeps pairs to 2·slack beyond the reach); the k-DOP front frees a pair only once
+    /// its k-DOPs are apart by half of it beyond the reach. More slack: fewer broad-phase events,
+    /// more pairs.
     pub broad_phase_slack: Option<Real>,
 }
 
@@ -136,6 +137,18 @@ pub(super) enum PairKind {
 }
 
 impl PairKind {
+    /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
+    /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
+    /// pair of near primitives, so its size is the contact bookkeeping's).
+    fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
+        match *self {
+            PairKind::EdgeLength { rest, slack, .. } => {
+                LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness }
+            }
+            _ => contact,
+        }
+    }
+
     /// Stencil vertices: low side first, then high side.
     fn vertices(&self) -> SmallVec<[VertexId; 4]> {
         match *self {
@@ -262,20 +275,6 @@ struct LayerClock {
     origin: Real,
     /// Restarted variant: the layer has not pushed yet, so each tick re-predicts contact.
     awaiting_contact: bool,
-}
-
-impl PairKind {
-    /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
-    /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
-    /// pair of near primitives, so its size is the contact bookkeeping's).
-    fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
-        match *self {
-            PairKind::EdgeLength { rest, slack, .. } => {
-                LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness }
-            }
-            _ => contact,
-        }
-    }
 }
 
 impl LayerClock {
@@ -462,9 +461,10 @@ impl ContactManager {
                 }
                 let rest = (v.position(b) - v.position(a)).norm();
                 for stretch in [true, false] {
-                    manager.lengths.push(PairKind::EdgeLength { a, b, rest, slack, stretch });
-                    let e = manager.lengths.len() as u32 - 1;
-                    manager.insert_pair(manager.lengths[e as usize], Between::Length(e));
+                    let kind = PairKind::EdgeLength { a, b, rest, slack, stretch };
+                    let e = manager.lengths.len() as u32;
+                    manager.lengths.push(kind);
+                    manager.insert_pair(kind, Between::Length(e));
                 }
             }
         }
@@ -872,7 +872,7 @@ impl ContactManager {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
             if room > s.profitability * eta {
-                self.schedule_slab(k, t, model, normal, low_support, eta + radii, high_support, out);
+                self.schedule_slab(k, &kind, t, model, normal, low_support, eta + radii, high_support, out);
                 return Ok(());
             }
             if s.variant == ContactVariant::ReflectiveImpulse {
@@ -883,12 +883,14 @@ impl ContactManager {
         }
     }
 
-    /// Puts a slab of `thickness` centred in the gap between the supports and schedules its
-    /// failure on the vertices' tubes (capped at the next change of a scripted velocity).
+    /// Puts a slab of `thickness` centred in the gap between the supports of pair `k` (of `kind`,
+    /// its stencil at `t` in [`Self::scratch`]) and schedules its failure on the vertices' tubes
+    /// (capped at the next change of a scripted velocity).
     #[allow(clippy::too_many_arguments)]
     fn schedule_slab(
         &mut self,
         k: PairId,
+        kind: &PairKind,
         t: Time,
         model: &Model,
         normal: Vec3,
@@ -897,10 +899,9 @@ impl ContactManager {
         high_support: Real,
         out: &mut Vec<Schedule>,
     ) {
-        let (tubes, next_change) = self.tubes(k, t, model);
-        let lows = self.kind(k).low_count();
+        let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
         let pair = &mut self.pairs[k];
-        let (low, high) = tubes.split_at(lows);
+        let (low, high) = tubes.split_at(kind.low_count());
         let middle = 0.5 * (low_support + high_support);
         let speed = crate::kds::slab::balanced_speed(&normal, low, high);
         let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
@@ -954,12 +955,6 @@ impl ContactManager {
             pair.due = at;
             out.push(Schedule::Certificate(k, at));
         }
-    }
-
-    /// The tubes of pair `k`'s vertices from their positions at `t` (in [`Self::scratch`]), and
-    /// the next time a scripted vertex of the pair changes velocity (+∞ if none).
-    fn tubes(&self, k: PairId, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
-        self.tubes_for(&self.kind(k).vertices(), &self.scratch, t, model)
     }
 
     /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
@@ -1353,9 +1348,9 @@ impl ContactManager {
 
 impl ContactManager {
     /// Audit of the broad phase: every candidate primitive pair whose gap is below the reach
-    /// profitability·η(1) (what both kinetic broad phases promise) holds a pair. Finds close primitives by its own sweep over bounding boxes sorted along x, never
-    /// through the grid or the k-DOP front; nothing to check for all pairs, where every candidate
-    /// holds one.
+    /// profitability·η(1) (what both kinetic broad phases promise) holds a pair. Finds close
+    /// primitives by its own sweep over bounding boxes sorted along x, never through the grid or
+    /// the k-DOP front; nothing to check for all pairs, where every candidate holds one.
     fn audit_broad_phase(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
         if self.broad.is_all_pairs() {
             return Ok(());
@@ -1511,6 +1506,31 @@ mod tests {
             let t = Time::new(failure * k as Real / 100.0).unwrap();
             manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
         }
+    }
+
+    #[test]
+    fn a_layer_tick_that_does_not_push_moves_no_vertex() {
+        // spheres at rest, 0.053 m apart: within the profitability margin of η(1) = 0.05 m, so
+        // layer 1 starts at once, but its ticks do not push. An idle tick only measures: the
+        // vertices keep their time and position, so which idle ticks a broad phase schedules
+        // cannot change the round-off of the trajectory (law 5)
+        let mut model = two_spheres_apart(0.253);
+        let mut manager = ContactManager::new(&model, settings());
+        let out = manager.start(&model).unwrap();
+        let (k, at) = out
+            .iter()
+            .find_map(|s| match *s {
+                Schedule::Layer(k, 1, at) => Some((k, at)),
+                _ => None,
+            })
+            .expect("layer 1 started");
+        let before: Vec<(Vec3, Real)> =
+            (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
+        let outcome = manager.layer_tick(k, 1, at, &mut model, &mut Vec::new()).unwrap();
+        assert!(!outcome.kicked, "the layer is not penetrated");
+        let after: Vec<(Vec3, Real)> =
+            (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
+        assert_eq!(before, after, "an idle tick drifted its stencil");
     }
 
     #[test]

@@ -216,9 +216,10 @@ impl Vertices {
     /// (for a free vertex, its velocity if `t` is after `t_last`, else the one it arrived with).
     pub fn arrival_velocity_at(&self, i: VertexId, t: Real) -> Vec3 {
         let k = i.index();
+        // `motion_at` resolves a free-until-start vertex to free or scripted
         match self.motion_at(i, t) {
-            Motion::Free | Motion::FreeUntil(_) if t <= self.t_last[k] => self.arrivals[k],
-            Motion::Free | Motion::FreeUntil(_) => self.velocities[k],
+            Motion::Free if t <= self.t_last[k] => self.arrivals[k],
+            Motion::Free => self.velocities[k],
             _ => self.velocity_at(i, t),
         }
     }
@@ -318,6 +319,29 @@ mod tests {
         assert_eq!(v.position(a), Vec3::x());
         v.kick(VertexId(1), Vec3::x());
         assert_eq!(v.velocity(VertexId(1)), Vec3::zeros(), "held vertices ignore kicks");
+    }
+
+    #[test]
+    fn the_arrival_velocity_at_a_time_is_what_a_drift_there_would_record() {
+        let path = LinearPath { origin: Vec3::zeros(), velocity: Vec3::y(), start: 3.0, stop: 4.0 };
+        let mut v = Vertices::default();
+        v.push(Vec3::zeros(), Vec3::x(), 2.0);
+        v.push(Vec3::zeros(), Vec3::x(), 2.0);
+        v.script_from_start(VertexId(1), path);
+        for u in [VertexId(0), VertexId(1)] {
+            v.drift_to(u, 1.0);
+            v.kick(u, Vec3::x() * 2.0); // at rest from t = 1
+        }
+        for (u, t) in [(VertexId(0), 1.0), (VertexId(0), 2.0), (VertexId(1), 1.0), (VertexId(1), 3.5)] {
+            let ahead = v.arrival_velocity_at(u, t);
+            let mut drifted = v.clone();
+            drifted.drift_to(u, t);
+            assert_eq!(ahead, drifted.arrival_velocity(u), "vertex {u:?} at {t}");
+        }
+        // at t_last, the velocity it arrived with (before the kick); later, the one it has now
+        assert_eq!(v.arrival_velocity_at(VertexId(0), 1.0), Vec3::x());
+        assert_eq!(v.arrival_velocity_at(VertexId(0), 2.0), Vec3::zeros());
+        assert_eq!(v.arrival_velocity_at(VertexId(1), 3.5), Vec3::y(), "scripted from its start");
     }
 
     #[test]
