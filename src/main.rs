@@ -216,6 +216,10 @@ fn run(
             .avi()
             .and_then(|e| e.contact())
             .map(|c| c.peak_bookkeeping_bytes() as f64 / sim.model().vertices.len().max(1) as f64),
+        contact_peak_parts_per_vertex: sim
+            .avi()
+            .and_then(|e| e.contact())
+            .map(|c| c.peak_bookkeeping_parts().per_vertex(sim.model().vertices.len())),
         wall_seconds: counters.wall_seconds,
         seconds_by_kind: profile.then(|| {
             let mut split = counters.seconds_by_kind();

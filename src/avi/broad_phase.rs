@@ -57,8 +57,8 @@ impl Default for BroadPhaseKind {
 pub(super) enum Shape {
     /// A vertex of a mesh or chain.
     Point,
-    /// A particle of this radius.
-    Sphere(Real),
+    /// A particle ([`Primitive::radius`]).
+    Sphere,
     Segment,
     Triangle,
 }
@@ -67,30 +67,52 @@ impl Shape {
     /// Number of vertices: 1, 2 or 3.
     fn vertex_count(self) -> usize {
         match self {
-            Shape::Point | Shape::Sphere(_) => 1,
+            Shape::Point | Shape::Sphere => 1,
             Shape::Segment => 2,
             Shape::Triangle => 3,
         }
     }
 }
 
-/// A point, segment, triangle or sphere (32 bytes: one is kept per point, segment and triangle
+/// A point, segment, triangle or sphere (16 bytes: one is kept per point, segment and triangle
 /// of every mesh).
 #[derive(Clone, Debug)]
 pub(super) struct Primitive {
     pub(super) shape: Shape,
-    /// The first [`Shape::vertex_count`] are its vertices.
-    vertices: [VertexId; 3],
     /// Every vertex is fixed (held, not scripted): its cells never change.
     fixed: bool,
     /// Every vertex is held or scripted: kicks do not move it.
     pub(super) held: bool,
+    /// The first [`Shape::vertex_count`] are its vertices; a sphere keeps the bits of its radius
+    /// (an `f64`) in the other two.
+    vertices: [VertexId; 3],
 }
 
 impl Primitive {
+    /// A point, segment or triangle on `vertices`, or a sphere of `radius` on `vertices[0]`.
+    fn new(shape: Shape, vertices: &[VertexId], radius: Real, fixed: bool, held: bool) -> Self {
+        let mut words = [vertices[0]; 3];
+        if shape == Shape::Sphere {
+            let bits = radius.to_bits();
+            words[1] = VertexId((bits >> 32) as u32);
+            words[2] = VertexId(bits as u32);
+        } else {
+            words[..vertices.len()].copy_from_slice(vertices);
+        }
+        Primitive { shape, fixed, held, vertices: words }
+    }
+
     /// Its vertices.
     pub(super) fn vertices(&self) -> &[VertexId] {
         &self.vertices[..self.shape.vertex_count()]
+    }
+
+    /// Its radius: a sphere's, 0 for the other shapes, m.
+    pub(super) fn radius(&self) -> Real {
+        match self.shape {
+            Shape::Sphere => Real::from_bits((u64::from(self.vertices[1].0) << 32) | u64::from(self.vertices[2].0)),
+            _ => 0.0,
+        }
     }
 }
 
@@ -195,32 +217,26 @@ impl BroadPhase {
         let mut free_edge_lengths = Vec::new();
         for p in primitives(model) {
             match p {
-                ModelPrimitive::Particle(u, r) => spheres.push((Shape::Sphere(r), smallvec![u])),
-                ModelPrimitive::Vertex(u) => points.push((Shape::Point, smallvec![u])),
+                ModelPrimitive::Particle(u, r) => spheres.push((Shape::Sphere, smallvec![u], r)),
+                ModelPrimitive::Vertex(u) => points.push((Shape::Point, smallvec![u], 0.0)),
                 ModelPrimitive::Edge([a, b]) => {
                     if !(held(a) && held(b)) {
                         free_edge_lengths.push((v.position(b) - v.position(a)).norm());
                     }
-                    segments.push((Shape::Segment, smallvec![a, b]));
+                    segments.push((Shape::Segment, smallvec![a, b], 0.0));
                 }
-                ModelPrimitive::Triangle(t) => triangles.push((Shape::Triangle, t.into_iter().collect())),
+                ModelPrimitive::Triangle(t) => triangles.push((Shape::Triangle, t.into_iter().collect(), 0.0)),
             }
         }
-        let largest_radius = spheres.iter().map(|(s, _)| radius(*s)).fold(0.0, Real::max);
+        let largest_radius = spheres.iter().map(|&(_, _, r)| r).fold(0.0, Real::max);
         let primitives: Vec<Primitive> = triangles
             .into_iter()
             .chain(points)
             .chain(spheres)
             .chain(segments)
-            .map(|(shape, vertices): (Shape, SmallVec<[VertexId; 3]>)| {
-                let mut padded = [vertices[0]; 3];
-                padded[..vertices.len()].copy_from_slice(&vertices);
-                Primitive {
-                    shape,
-                    fixed: vertices.iter().all(|&u| fixed(u)),
-                    held: vertices.iter().all(|&u| held(u)),
-                    vertices: padded,
-                }
+            .map(|(shape, vertices, radius): (Shape, SmallVec<[VertexId; 3]>, Real)| {
+                let all = |test: &dyn Fn(VertexId) -> bool| vertices.iter().all(|&u| test(u));
+                Primitive::new(shape, &vertices, radius, all(&fixed), all(&held))
             })
             .collect();
         let mut first_of_vertex = vec![0u32; v.len() + 1];
@@ -263,14 +279,17 @@ impl BroadPhase {
         let grid = match kind {
             BroadPhaseKind::AllPairs | BroadPhaseKind::Kdop => None,
             BroadPhaseKind::HashGrid { .. } => {
-                let mut first_anchor = vec![0];
+                // built to their exact sizes: these are most of the grid's memory (`docs/performance.md`)
+                let mut first_anchor = Vec::with_capacity(primitives.len() + 1);
+                first_anchor.push(0);
                 for p in &primitives {
                     first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices().len() as u32);
                 }
-                let anchors = primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| v.position(u))).collect();
+                let mut anchors = Vec::with_capacity(first_anchor.last().copied().unwrap_or(0) as usize);
+                anchors.extend(primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| v.position(u))));
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
-                    fat: Vec::new(),
+                    fat: Vec::with_capacity(primitives.len()),
                     anchors,
                     first_anchor,
                     large: Vec::new(),
@@ -352,11 +371,26 @@ impl BroadPhase {
         self.grid.as_ref().map_or(0, |g| g.grid.occupied_cells())
     }
 
-    /// Heap bytes held by the primitives, their vertex lists and the grid (an estimate from
-    /// capacities).
-    pub(super) fn heap_bytes(&self) -> usize {
+    /// Heap bytes held by the primitives with their vertex lists, and by the grid or the k-DOP
+    /// hierarchy (an estimate from capacities).
+    pub(super) fn heap_bytes(&self) -> (usize, usize) {
         let primitives = self.primitives.capacity() * std::mem::size_of::<Primitive>();
         let of_vertex = (self.of_vertex.capacity() + self.first_of_vertex.capacity()) * 4;
+        if std::env::var("AVI_MEM").is_ok() {
+            if let Some(g) = &self.grid {
+                eprintln!(
+                    "MEM cells {} fat {} anchors {} first {} large {} visited {} occupied {} prims {}",
+                    g.grid.heap_bytes(),
+                    g.fat.capacity() * std::mem::size_of::<StoredBox>(),
+                    g.anchors.capacity() * 24,
+                    g.first_anchor.capacity() * 4,
+                    g.large.capacity() * 4,
+                    g.visited.capacity() * 4,
+                    g.grid.occupied_cells(),
+                    self.primitives.len()
+                );
+            }
+        }
         let grid = self.grid.as_ref().map_or(0, |g| {
             g.grid.heap_bytes()
                 + g.fat.capacity() * std::mem::size_of::<StoredBox>()
@@ -366,7 +400,7 @@ impl BroadPhase {
                 + g.visited.capacity() * 4
         });
         let kdop = self.kdop.as_ref().map_or(0, KdopHierarchy::heap_bytes);
-        primitives + of_vertex + grid + kdop
+        (primitives + of_vertex, grid + kdop)
     }
 
     /// Number of primitives.
@@ -381,7 +415,7 @@ impl BroadPhase {
 
     /// The radius of primitive `i` (0 but for spheres), m.
     pub(super) fn radius(&self, i: u32) -> Real {
-        radius(self.primitives[i as usize].shape)
+        self.primitives[i as usize].radius()
     }
 
     /// The vertices of primitive `i`.
@@ -416,15 +450,15 @@ impl BroadPhase {
             (Shape::Triangle, Shape::Point) => {
                 Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices()[0], radius: 0.0 })
             }
-            (Shape::Triangle, Shape::Sphere(r)) => {
-                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices()[0], radius: r })
+            (Shape::Triangle, Shape::Sphere) => {
+                Some(PairKind::PointTriangle { triangle: triangle(a), point: b.vertices()[0], radius: b.radius() })
             }
             (Shape::Segment, Shape::Segment) => Some(PairKind::EdgeEdge {
                 a: [a.vertices()[0], a.vertices()[1]],
                 b: [b.vertices()[0], b.vertices()[1]],
             }),
-            (Shape::Sphere(ra), Shape::Sphere(rb)) => {
-                Some(PairKind::Spheres { a: a.vertices()[0], b: b.vertices()[0], radii: ra + rb })
+            (Shape::Sphere, Shape::Sphere) => {
+                Some(PairKind::Spheres { a: a.vertices()[0], b: b.vertices()[0], radii: a.radius() + b.radius() })
             }
             _ => None,
         }
@@ -613,7 +647,7 @@ impl Grid {
             lo = lo.inf(x);
             hi = hi.sup(x);
         }
-        let margin = Vec3::repeat(radius(p.shape) + self.half_reach + self.slack);
+        let margin = Vec3::repeat(p.radius() + self.half_reach + self.slack);
         (lo - margin, hi + margin)
     }
 }
@@ -623,14 +657,14 @@ impl Grid {
 /// radii) is below `bound`.
 fn anchored_near(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3], bound: Real) -> bool {
     let gap = match (a.shape, b.shape) {
-        (Shape::Triangle, Shape::Point | Shape::Sphere(_)) => {
-            distance_point_triangle(xb[0], xa[0], xa[1], xa[2]) - radius(b.shape)
+        (Shape::Triangle, Shape::Point | Shape::Sphere) => {
+            distance_point_triangle(xb[0], xa[0], xa[1], xa[2]) - b.radius()
         }
-        (Shape::Point | Shape::Sphere(_), Shape::Triangle) => {
-            distance_point_triangle(xa[0], xb[0], xb[1], xb[2]) - radius(a.shape)
+        (Shape::Point | Shape::Sphere, Shape::Triangle) => {
+            distance_point_triangle(xa[0], xb[0], xb[1], xb[2]) - a.radius()
         }
         (Shape::Segment, Shape::Segment) => distance_edge_edge(xa[0], xa[1], xb[0], xb[1]),
-        (Shape::Sphere(ra), Shape::Sphere(rb)) => distance_point_point(xa[0], xb[0]) - ra - rb,
+        (Shape::Sphere, Shape::Sphere) => distance_point_point(xa[0], xb[0]) - a.radius() - b.radius(),
         _ => return false,
     };
     gap < bound
@@ -679,14 +713,6 @@ pub(super) fn default_slack(kind: BroadPhaseKind, cell: Real) -> Real {
     }
 }
 
-/// The radius of a shape (0 but for spheres).
-fn radius(shape: Shape) -> Real {
-    match shape {
-        Shape::Sphere(r) => r,
-        _ => 0.0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,6 +724,17 @@ mod tests {
         let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
         let centre = |j: u32| grid.anchors[grid.first_anchor[j as usize] as usize];
         (0..grid.fat.len() as u32).filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound).collect()
+    }
+
+    #[test]
+    fn a_primitive_is_16_bytes_and_keeps_a_sphere_radius_exactly() {
+        assert_eq!(std::mem::size_of::<Primitive>(), 16);
+        for radius in [0.1, 1.0 / 3.0, 7.25e-9, 123.456] {
+            let sphere = Primitive::new(Shape::Sphere, &[VertexId(7)], radius, false, false);
+            assert_eq!((sphere.radius(), sphere.vertices()), (radius, &[VertexId(7)][..]));
+        }
+        let triangle = Primitive::new(Shape::Triangle, &[VertexId(1), VertexId(2), VertexId(3)], 0.0, false, false);
+        assert_eq!((triangle.radius(), triangle.vertices()), (0.0, &[VertexId(1), VertexId(2), VertexId(3)][..]));
     }
 
     /// A re-cover's gained and lost lists are the change of the brute-force set of near spheres, across

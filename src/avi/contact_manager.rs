@@ -9,11 +9,13 @@
 //! its own regular clock ticking at multiples of h(l) from t = 0 (law 4), and one certificate, a
 //! slab of thickness η(n + 1) (a rate guard for constraints), proves layer n + 1 and all deeper
 //! ones inactive. Each free vertex has a vague tube, its velocity within ε of a reference; a kick
-//! that leaves the tube re-centres it and re-certifies the pairs in the vertex's support list
-//! (ACM §5.2–§5.3). Certificates only remove ticks whose impulse is zero, so they change the cost,
+//! that leaves the tube re-centres it and re-certifies the pairs its stencil is in: those of the
+//! primitives it belongs to, and its length constraints (ACM §5.2–§5.3's support lists). Certificates only remove ticks whose impulse is zero, so they change the cost,
 //! never the trajectory (law 5). See `docs/contact.md`.
 
 use super::broad_phase::{vertex_tube, BroadPhase, BroadPhaseKind};
+pub use super::pair_store::PairId;
+use super::pair_store::PairStore;
 use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
 use crate::geometry::distance::{
@@ -22,12 +24,12 @@ use crate::geometry::distance::{
 };
 use crate::ids::VertexId;
 use crate::kds::hash_grid::FixedHashMap;
-use crate::kds::{Slab, SlabSide, VagueTrajectory};
+use crate::kds::slab::{balanced_speed, supports};
+use crate::kds::{Slab, SlabDirection, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
 use crate::observe::ContactFrameStats;
-use slotmap::SlotMap;
 use smallvec::{smallvec, SmallVec};
 use std::fmt;
 use thin_vec::ThinVec;
@@ -115,11 +117,6 @@ impl ContactSettings {
             broad_phase_slack: None,
         }
     }
-}
-
-slotmap::new_key_type! {
-    /// Handle of a contact pair (pairs come and go with the broad phase; a handle is never reused).
-    pub struct PairId;
 }
 
 /// The primitives of a pair; the "low" side comes first, the "high" side last.
@@ -223,41 +220,44 @@ struct Proximity {
     gradient: SmallVec<[Vec3; 4]>,
 }
 
-/// What proves a pair's next layer idle until its failure time.
-#[derive(Clone, Copy, Debug)]
+/// What proves a pair's next layer n + 1 idle until its failure time. Its thickness η(n + 1)
+/// (plus radii) is derived from the pair, not stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Guard {
-    /// A separating slab between the pair's two sides (geometric pairs, ACM §5.1).
-    Slab(Slab),
+    /// None: the pair's layers are active and no certificate is needed until the deepest retires.
+    None,
+    /// A separating slab between the pair's two sides (geometric pairs, ACM §5.1), in
+    /// [`Pair::slab`].
+    Slab,
     /// A bound on how fast a constraint gap can shrink (its vertices' relative tube speed) keeps
-    /// it above `thickness` until the failure time (edge-length pairs).
-    Rate { thickness: Real },
+    /// it above η(n + 1) until the failure time (edge-length pairs).
+    Rate,
     /// [`ContactVariant::ReflectiveImpulse`] only: the pair is within the profitability margin of
     /// η(1) and waits for its predicted impact (or polls while separating). Guarantees nothing.
     Impact,
 }
 
-/// One contact pair: its active layers' clocks and its certificate.
+/// One contact pair: its active layers' clocks and its certificate, in 64 bytes (a pair record
+/// is most of the contact bookkeeping; `docs/performance.md`).
 #[derive(Debug)]
 struct Pair {
     /// What the pair is between; its [`PairKind`] follows ([`ContactManager::kind_of`]).
-    between: Between,
+    between: PackedBetween,
     /// Stamp of the last kick that re-certified this pair (one re-certification per kick; 0:
     /// none yet).
     stamp: u32,
-    /// Clocks of layers 1..=n (index l − 1). A thin vector: most pairs never have a layer.
-    layers: ThinVec<LayerClock>,
-    /// The certificate that layer n + 1 is inactive: a slab of thickness η(n + 1) (plus radii).
-    certificate: Option<Guard>,
-    /// When the pair's certificate event is due in the queue, [`Time::NEVER`] if it is not
-    /// scheduled (only finite failure times are). A new failure time later than this leaves the
-    /// queue alone: the event then fires early, which is safe (it re-certifies), and saves a
-    /// queue update per re-certification.
-    due: Time,
+    /// The certificate that layer n + 1 is inactive.
+    guard: Guard,
+    /// Clocks of layers 1..=n (index l − 1), on multiples of h(l) from t = 0 (the broken
+    /// restarted variant shifts them: [`ContactManager::restarts`]). A thin vector: most pairs
+    /// never have a layer.
+    layers: ThinVec<Clock>,
+    /// The direction of a [`Guard::Slab`]'s slab (stale otherwise). Its planes are not kept: a
+    /// re-certification centres the slab between the sides' current supports along it.
+    direction: SlabDirection,
 }
 
-/// What a pair is between: the record stores this instead of its [`PairKind`], which the
-/// primitives' shapes and vertices already name (a pair record is most of the contact
-/// bookkeeping; `docs/performance.md`).
+/// What a pair is between.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Between {
     /// Broad-phase primitives i < j.
@@ -266,36 +266,96 @@ enum Between {
     Length(u32),
 }
 
-/// The clock of an active layer: a regular [`Clock`] on multiples of h(l) (origin 0), or under
-/// [`ContactVariant::RestartedClocks`] one shifted to start at the predicted contact instant.
+/// A [`Between`] in 8 bytes: `[i, j]` for primitives i < j (never `u32::MAX`), `[u32::MAX, e]`
+/// for a length constraint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PackedBetween([u32; 2]);
+
+impl PackedBetween {
+    fn new(between: Between) -> Self {
+        match between {
+            Between::Primitives(i, j) => {
+                debug_assert!(i < j && j < u32::MAX);
+                PackedBetween([i, j])
+            }
+            Between::Length(e) => PackedBetween([u32::MAX, e]),
+        }
+    }
+
+    fn get(self) -> Between {
+        match self.0 {
+            [u32::MAX, e] => Between::Length(e),
+            [i, j] => Between::Primitives(i, j),
+        }
+    }
+}
+
+/// [`ContactVariant::RestartedClocks`] only: how a layer's clock was restarted at the predicted
+/// contact instant (kept apart, so that a layer of the real method is a bare 16-byte [`Clock`]
+/// on multiples of h(l) from t = 0).
 #[derive(Clone, Copy, Debug)]
-struct LayerClock {
-    clock: Clock,
-    /// Added to every tick time; 0 unless the clock was restarted (the broken variant).
+struct Restart {
+    /// Added to every tick time of the layer's clock.
     origin: Real,
-    /// Restarted variant: the layer has not pushed yet, so each tick re-predicts contact.
+    /// The layer has not pushed yet, so each tick re-predicts contact.
     awaiting_contact: bool,
 }
 
-impl LayerClock {
-    fn time_of(&self, k: u64) -> Time {
-        Time::new(self.origin + self.clock.time_of(k).seconds()).expect("a finite tick time")
+/// Estimated heap bytes of the contact bookkeeping, by part (issue 4's memory goal; what each
+/// part holds is in `docs/performance.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct BookkeepingBytes {
+    /// The pair records (ACM §5: one certificate or the active layers per pair), at the store's
+    /// capacity.
+    pub pair_records: usize,
+    /// The active layers' clocks (report Algorithm 3).
+    pub layer_clocks: usize,
+    /// Each primitive's list of its pairs, and each vertex's length constraints: the support
+    /// lists of ACM §5.2 and the index from two primitives to their pair.
+    pub partner_lists: usize,
+    /// The vague tubes' centres (ACM §5.3) and per-primitive stamps.
+    pub vague_tubes: usize,
+    /// The broad phase's primitives and each vertex's list of them.
+    pub primitives: usize,
+    /// The hash grid (cells, fat boxes, anchors) or the k-DOP trees and front (Phantom §4, ACM
+    /// §5.5).
+    pub broad_phase: usize,
+}
+
+impl BookkeepingBytes {
+    /// All parts, bytes.
+    pub fn total(&self) -> usize {
+        self.pair_records
+            + self.layer_clocks
+            + self.partner_lists
+            + self.vague_tubes
+            + self.primitives
+            + self.broad_phase
     }
 
-    fn next_time(&self) -> Time {
-        self.time_of(self.clock.ticks() + 1)
-    }
-
-    /// A clock of period `h` whose next tick is at `first`.
-    fn restarted(h: Real, first: Real) -> Self {
-        LayerClock { clock: Clock::new(h), origin: first - h, awaiting_contact: true }
+    /// Each part divided by `vertices` (at least 1), by name as in `summary.json`.
+    pub fn per_vertex(&self, vertices: usize) -> std::collections::BTreeMap<&'static str, f64> {
+        let n = vertices.max(1) as f64;
+        [
+            ("pair_records", self.pair_records),
+            ("layer_clocks", self.layer_clocks),
+            ("partner_lists", self.partner_lists),
+            ("vague_tubes", self.vague_tubes),
+            ("primitives", self.primitives),
+            ("broad_phase", self.broad_phase),
+        ]
+        .into_iter()
+        .map(|(name, bytes)| (name, bytes as f64 / n))
+        .collect()
     }
 }
 
 /// A request to the event queue from the contact manager.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Schedule {
-    /// (Re)schedule the pair's certificate failure at this time.
+    /// Schedule the pair's certificate failure at this time, unless its event is already due no
+    /// later: that event then fires early, which is safe (it re-certifies), and saves a queue
+    /// update per re-certification.
     Certificate(PairId, Time),
     /// Schedule the next tick of the pair's layer l.
     Layer(PairId, u32, Time),
@@ -309,7 +369,7 @@ pub enum Schedule {
     /// no longer fails): drop its pending event.
     ForgetBroadPhase(u32),
     /// The pair was removed (the broad phase no longer holds its primitives near): drop its
-    /// certificate event.
+    /// events before its handle goes to another pair.
     Forget(PairId),
 }
 
@@ -371,11 +431,13 @@ impl std::error::Error for ContactError {}
 #[derive(Debug)]
 pub struct ContactManager {
     settings: ContactSettings,
-    pairs: SlotMap<PairId, Pair>,
+    pairs: PairStore<Pair>,
     /// Primitives and the structure that decides which of their pairs exist.
     broad: BroadPhase,
-    /// The pair of each primitive pair (i < j) that has one.
-    pair_of: FixedHashMap<(u32, u32), PairId>,
+    /// For each primitive, its pairs and the primitives they are with (a thin vector: most
+    /// primitives touch nothing). A vertex's pairs are those of its primitives, each found once
+    /// (the two sides of a pair share no vertex); a pair is found from either of its primitives.
+    partners: Vec<ThinVec<(u32, PairId)>>,
     /// The length constraints of inextensible edges ([`Between::Length`]).
     lengths: Vec<PairKind>,
     /// Stamp of the last kick that rescheduled each primitive's grid certificate (0: none yet).
@@ -384,10 +446,14 @@ pub struct ContactManager {
     pairs_created: u64,
     pairs_removed: u64,
     peak_pairs: usize,
-    /// Largest [`ContactManager::bookkeeping_bytes`] seen by [`ContactManager::note_memory`].
-    peak_bytes: usize,
-    /// For each vertex, the pairs whose stencil contains it (ACM §5.2's support lists).
-    support: Vec<Vec<PairId>>,
+    /// Largest [`ContactManager::bookkeeping_bytes`] seen by [`ContactManager::note_memory`], by
+    /// part.
+    peak_bytes: BookkeepingBytes,
+    /// The length constraints on each vertex: vertex `u`'s are
+    /// `lengths_of_vertex[first_length[u]..first_length[u + 1]]` (both empty without inextensible
+    /// bodies). Made at the start, they live the whole run.
+    lengths_of_vertex: Vec<PairId>,
+    first_length: Vec<u32>,
     /// For each vertex, the centre v₀ of its vague tube (ACM §5.3): certificates assume its
     /// velocity stays within ε of v₀; a kick that leaves the tube re-centres it and re-certifies
     /// the vertex's pairs.
@@ -403,6 +469,8 @@ pub struct ContactManager {
     reschedules: u64,
     /// Kicked vertices whose new velocity stayed in every tube.
     vague_skips: u64,
+    /// [`ContactVariant::RestartedClocks`] only: the restarted layers (pair, l).
+    restarts: FixedHashMap<(PairId, u32), Restart>,
     scratch: Vec<Vec3>,
     /// k-DOP front records a kick rescheduled (reused, so kicks allocate nothing).
     front_scratch: Vec<(u32, Real)>,
@@ -425,28 +493,31 @@ impl ContactManager {
         );
         let mut manager = ContactManager {
             settings,
-            pairs: SlotMap::with_key(),
-            pair_of: FixedHashMap::default(),
+            pairs: PairStore::default(),
+            partners: vec![ThinVec::new(); broad.len()],
             lengths: Vec::new(),
             primitive_stamp: vec![0; broad.len()],
             broad,
             pairs_created: 0,
             pairs_removed: 0,
             peak_pairs: 0,
-            peak_bytes: 0,
-            support: vec![Vec::new(); v.len()],
+            peak_bytes: BookkeepingBytes::default(),
+            lengths_of_vertex: Vec::new(),
+            first_length: Vec::new(),
             reference_velocity: v.velocities().to_vec(),
             stamp: 0,
             deepest_layer: 0,
             smallest_gap: Real::INFINITY,
             reschedules: 0,
             vague_skips: 0,
+            restarts: FixedHashMap::default(),
             scratch: Vec::new(),
             front_scratch: Vec::new(),
         };
-        for (i, j, kind) in manager.broad.initial_pairs() {
-            manager.insert_pair(kind, Between::Primitives(i, j));
+        for (i, j, _) in manager.broad.initial_pairs() {
+            manager.insert_pair(Between::Primitives(i, j));
         }
+        let mut on_vertex: Vec<(VertexId, PairId)> = Vec::new();
         // inextensible edges (ACM §7): two constraint pairs per edge, at its initial length
         for body in model.bodies.values() {
             let Some(slack) = body.inextensibility else { continue };
@@ -464,23 +535,46 @@ impl ContactManager {
                     let kind = PairKind::EdgeLength { a, b, rest, slack, stretch };
                     let e = manager.lengths.len() as u32;
                     manager.lengths.push(kind);
-                    manager.insert_pair(kind, Between::Length(e));
+                    let k = manager.insert_pair(Between::Length(e));
+                    on_vertex.extend([(a, k), (b, k)]);
                 }
             }
+        }
+        if !on_vertex.is_empty() {
+            on_vertex.sort_by_key(|&(u, _)| u.0); // stable: each vertex's in the order made
+            manager.first_length =
+                (0..=v.len()).map(|u| on_vertex.partition_point(|(w, _)| w.index() < u) as u32).collect();
+            manager.lengths_of_vertex = on_vertex.into_iter().map(|(_, k)| k).collect();
         }
         manager
     }
 
-    /// Adds a pair of `kind` (no layers, no certificate yet) to the pair list and its vertices'
-    /// supports.
-    fn insert_pair(&mut self, kind: PairKind, between: Between) -> PairId {
-        let k =
-            self.pairs.insert(Pair { between, layers: ThinVec::new(), certificate: None, stamp: 0, due: Time::NEVER });
-        for u in &kind.vertices() {
-            self.support[u.index()].push(k);
+    /// The length constraints on vertex `u`.
+    fn lengths_of(&self, u: VertexId) -> &[PairId] {
+        match self.first_length.get(u.index()..u.index() + 2) {
+            Some(&[first, end]) => &self.lengths_of_vertex[first as usize..end as usize],
+            _ => &[],
         }
+    }
+
+    /// The pair of primitives `i` and `j`, if they have one.
+    fn pair_between(&self, i: u32, j: u32) -> Option<PairId> {
+        self.partners[i as usize].iter().find(|&&(other, _)| other == j).map(|&(_, k)| k)
+    }
+
+    /// Adds a pair (no layers, no certificate yet) to the pair list and, between primitives, to
+    /// their partner lists.
+    fn insert_pair(&mut self, between: Between) -> PairId {
+        let k = self.pairs.insert(Pair {
+            between: PackedBetween::new(between),
+            stamp: 0,
+            guard: Guard::None,
+            layers: ThinVec::new(),
+            direction: SlabDirection::default(),
+        });
         if let Between::Primitives(i, j) = between {
-            self.pair_of.insert((i, j), k);
+            self.partners[i as usize].push((j, k));
+            self.partners[j as usize].push((i, k));
         }
         self.peak_pairs = self.peak_pairs.max(self.pairs.len());
         k
@@ -493,10 +587,28 @@ impl ContactManager {
 
     /// The kind of a pair record.
     fn kind_of(&self, pair: &Pair) -> PairKind {
-        match pair.between {
+        match pair.between.get() {
             Between::Primitives(i, j) => self.broad.kind_of_pair(i, j),
             Between::Length(e) => self.lengths[e as usize],
         }
+    }
+
+    /// The time of tick `tick` of layer `l` of pair `k` on `clock` (its clock): a multiple of
+    /// h(l), shifted only under the broken [`ContactVariant::RestartedClocks`].
+    fn tick_time(&self, k: PairId, l: u32, clock: &Clock, tick: u64) -> Time {
+        let on_clock = clock.time_of(tick);
+        if self.settings.variant != ContactVariant::RestartedClocks {
+            return on_clock;
+        }
+        match self.restarts.get(&(k, l)) {
+            None => on_clock,
+            Some(restart) => Time::new(restart.origin + on_clock.seconds()).expect("a finite tick time"),
+        }
+    }
+
+    /// The thickness of `pair`'s guard (of `kind`): η(n + 1) for its n active layers, plus radii.
+    fn guard_thickness(&self, kind: &PairKind, pair: &Pair) -> Real {
+        kind.schedule(self.settings.layers).thickness(pair.layers.len() as u32 + 1) + kind.radii()
     }
 
     /// Σ 1/m over the stencil of `kind` (held and scripted vertices count 0), for layer periods.
@@ -506,21 +618,22 @@ impl ContactManager {
 
     /// Removes pair `k` (it has no active layer) and asks the queue to drop its certificate.
     fn remove_pair(&mut self, k: PairId, out: &mut Vec<Schedule>) {
-        let kind = self.kind(k);
         let pair = self.pairs.remove(k).expect("a live pair");
         debug_assert!(pair.layers.is_empty(), "a pair with active layers is never removed");
-        for u in &kind.vertices() {
-            let list = &mut self.support[u.index()];
-            if let Some(at) = list.iter().position(|&p| p == k) {
-                list.swap_remove(at);
+        if let Between::Primitives(i, j) = pair.between.get() {
+            for p in [i, j] {
+                let list = &mut self.partners[p as usize];
+                if let Some(at) = list.iter().position(|&(_, q)| q == k) {
+                    list.swap_remove(at);
+                }
+                // give back what a crowded moment left: an empty list frees its allocation, and a
+                // list keeps at most four times its length
+                if list.is_empty() {
+                    *list = ThinVec::new();
+                } else if list.capacity() > 4 * list.len().max(4) {
+                    list.shrink_to_fit();
+                }
             }
-            // give back what a crowded moment left: a list keeps at most four times its length
-            if list.capacity() > 4 * list.len().max(4) {
-                list.shrink_to(2 * list.len());
-            }
-        }
-        if let Between::Primitives(i, j) = pair.between {
-            self.pair_of.remove(&(i, j));
         }
         self.pairs_removed += 1;
         out.push(Schedule::Forget(k));
@@ -550,45 +663,59 @@ impl ContactManager {
     /// pair index, vague tubes, primitives and the grid (an estimate from capacities and element
     /// sizes; issue 4's memory goal is per vertex of the model).
     pub fn bookkeeping_bytes(&self) -> usize {
-        // a slot is the pair and its version, padded to the pair's alignment; a thin vector that
-        // holds anything has a header of its length and capacity before its elements
-        let slot =
-            (std::mem::size_of::<Pair>() + std::mem::size_of::<u32>()).next_multiple_of(std::mem::align_of::<Pair>());
-        let layers = |p: &Pair| match p.layers.capacity() {
-            0 => 0,
-            n => 2 * std::mem::size_of::<usize>() + n * std::mem::size_of::<LayerClock>(),
-        };
-        let pairs = self.pairs.capacity() * slot + self.pairs.values().map(layers).sum::<usize>();
-        let support = self.support.capacity() * std::mem::size_of::<Vec<PairId>>()
-            + self.support.iter().map(|s| s.capacity() * std::mem::size_of::<PairId>()).sum::<usize>();
-        let index = self.pair_of.capacity() * (std::mem::size_of::<((u32, u32), PairId)>() + 1);
-        let tubes = self.reference_velocity.capacity() * std::mem::size_of::<Vec3>()
-            + self.primitive_stamp.capacity() * std::mem::size_of::<u32>();
-        pairs + support + index + tubes + self.broad.heap_bytes()
+        self.bookkeeping_parts().total()
+    }
+
+    /// [`Self::bookkeeping_bytes`] by part.
+    pub fn bookkeeping_parts(&self) -> BookkeepingBytes {
+        let (primitives, structure) = self.broad.heap_bytes();
+        BookkeepingBytes {
+            pair_records: self.pairs.capacity() * PairStore::<Pair>::SLOT_BYTES,
+            layer_clocks: self.pairs.values().map(|p| thin_vec_bytes(&p.layers)).sum::<usize>()
+                + self.restarts.capacity() * (std::mem::size_of::<((PairId, u32), Restart)>() + 1),
+            partner_lists: self.partners.capacity() * std::mem::size_of::<ThinVec<(u32, PairId)>>()
+                + self.partners.iter().map(thin_vec_bytes).sum::<usize>()
+                + (self.lengths_of_vertex.capacity() + self.first_length.capacity()) * 4,
+            vague_tubes: self.reference_velocity.capacity() * std::mem::size_of::<Vec3>()
+                + self.primitive_stamp.capacity() * std::mem::size_of::<u32>(),
+            primitives,
+            broad_phase: structure,
+        }
     }
 
     /// What is alive now: pairs, active layers, k-DOP front records, occupied cells and the
     /// bookkeeping's estimated bytes (one row of `contact.csv`).
     pub fn frame_stats(&self) -> ContactFrameStats {
+        self.stats_with(self.bookkeeping_bytes())
+    }
+
+    fn stats_with(&self, bookkeeping_bytes: usize) -> ContactFrameStats {
         ContactFrameStats {
             pairs: self.pairs.len(),
             layers: self.pairs.values().map(|p| p.layers.len()).sum(),
             kdop_records: self.broad.kdop_certificates(),
             occupied_cells: self.broad.occupied_cells(),
-            bookkeeping_bytes: self.bookkeeping_bytes(),
+            bookkeeping_bytes,
         }
     }
 
     /// [`Self::frame_stats`], with its bytes recorded toward [`Self::peak_bookkeeping_bytes`]
     /// (the engine calls it at every frame).
     pub fn note_memory(&mut self) -> ContactFrameStats {
-        let stats = self.frame_stats();
-        self.peak_bytes = self.peak_bytes.max(stats.bookkeeping_bytes);
-        stats
+        let parts = self.bookkeeping_parts();
+        if parts.total() > self.peak_bytes.total() {
+            self.peak_bytes = parts;
+        }
+        self.stats_with(parts.total())
     }
 
     /// The largest bookkeeping size recorded, bytes.
     pub fn peak_bookkeeping_bytes(&self) -> usize {
+        self.peak_bytes.total()
+    }
+
+    /// The parts of the largest bookkeeping size recorded, bytes.
+    pub fn peak_bookkeeping_parts(&self) -> BookkeepingBytes {
         self.peak_bytes
     }
 
@@ -754,18 +881,18 @@ impl ContactManager {
         out: &mut Vec<Schedule>,
     ) -> Result<(), ContactError> {
         for (a, b) in lost {
-            if let Some(&k) = self.pair_of.get(&(a, b)) {
+            if let Some(k) = self.pair_between(a, b) {
                 if self.pairs[k].layers.is_empty() {
                     self.remove_pair(k, out);
                 }
             }
         }
         for (a, b) in gained {
-            if self.pair_of.contains_key(&(a, b)) {
+            if self.pair_between(a, b).is_some() {
                 continue;
             }
-            if let Some(kind) = self.broad.pair_kind(a, b) {
-                let k = self.insert_pair(kind, Between::Primitives(a, b));
+            if self.broad.pair_kind(a, b).is_some() {
+                let k = self.insert_pair(Between::Primitives(a, b));
                 self.pairs_created += 1;
                 self.certify(k, t, model, out)?;
             }
@@ -827,8 +954,7 @@ impl ContactManager {
     pub fn certificate_failed(&mut self, pair: PairId, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
         let k = pair;
-        self.pairs[k].certificate = None;
-        self.pairs[k].due = Time::NEVER;
+        self.pairs[k].guard = Guard::None;
         self.certify(k, t, model, &mut out)?;
         Ok(out)
     }
@@ -852,27 +978,22 @@ impl ContactManager {
         if matches!(kind, PairKind::EdgeLength { .. }) {
             return self.certify_rate(k, t, proximity.gap, model, out);
         }
-        // The slab normal joins the closest points; the supporting planes of the two sides along it
-        // are measured from the vertices themselves, so the slab separates them by construction.
-        let Some(normal) = (proximity.high - proximity.low).try_normalize(0.0) else {
+        // The slab normal joins the closest points (rounded as a stored slab keeps it); the
+        // supporting planes of the two sides along it are measured from the vertices themselves,
+        // so the slab separates them by construction.
+        let Some(joining) = (proximity.high - proximity.low).try_normalize(0.0) else {
             return Err(penetration());
         };
-        let lows = kind.low_count();
+        let direction = SlabDirection::round(&joining);
         let radii = kind.radii();
-        let (mut low_support, mut high_support) = (Real::NEG_INFINITY, Real::INFINITY);
-        for (i, x) in self.scratch.iter().enumerate() {
-            if i < lows {
-                low_support = low_support.max(normal.dot(x));
-            } else {
-                high_support = high_support.min(normal.dot(x));
-            }
-        }
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let (low_support, high_support) = supports(&direction.normal(), low, high);
         let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
             if room > s.profitability * eta {
-                self.schedule_slab(k, &kind, t, model, normal, low_support, eta + radii, high_support, out);
+                self.schedule_slab(k, &kind, t, model, direction, low_support, eta + radii, high_support, out);
                 return Ok(());
             }
             if s.variant == ContactVariant::ReflectiveImpulse {
@@ -883,9 +1004,9 @@ impl ContactManager {
         }
     }
 
-    /// Puts a slab of `thickness` centred in the gap between the supports of pair `k` (of `kind`,
-    /// its stencil at `t` in [`Self::scratch`]) and schedules its failure on the vertices' tubes
-    /// (capped at the next change of a scripted velocity).
+    /// Puts a slab of `thickness` on `direction`, centred in the gap between the supports of pair
+    /// `k` (of `kind`, its stencil at `t` in [`Self::scratch`]), and schedules its failure on the
+    /// vertices' tubes (capped at the next change of a scripted velocity).
     #[allow(clippy::too_many_arguments)]
     fn schedule_slab(
         &mut self,
@@ -893,20 +1014,21 @@ impl ContactManager {
         kind: &PairKind,
         t: Time,
         model: &Model,
-        normal: Vec3,
+        direction: SlabDirection,
         low_support: Real,
         thickness: Real,
         high_support: Real,
         out: &mut Vec<Schedule>,
     ) {
         let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
-        let pair = &mut self.pairs[k];
         let (low, high) = tubes.split_at(kind.low_count());
-        let middle = 0.5 * (low_support + high_support);
-        let speed = crate::kds::slab::balanced_speed(&normal, low, high);
-        let slab = Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0: t.seconds() };
+        let normal = direction.normal();
+        let speed = balanced_speed(&normal, low, high);
+        let slab = Slab::centred(normal, low_support, high_support, thickness, speed, t.seconds());
         let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
-        pair.certificate = Some(Guard::Slab(slab));
+        let pair = &mut self.pairs[k];
+        pair.guard = Guard::Slab;
+        pair.direction = direction;
         self.schedule_failure(k, failure.max(t.seconds()), out);
     }
 
@@ -930,7 +1052,7 @@ impl ContactManager {
                 let [a, b] = [kind.vertices()[0], kind.vertices()[1]];
                 let rate = (self.reference_velocity[b.index()] - self.reference_velocity[a.index()]).norm()
                     + 2.0 * s.tolerance;
-                self.pairs[k].certificate = Some(Guard::Rate { thickness });
+                self.pairs[k].guard = Guard::Rate;
                 let failure = if rate > 0.0 { t.seconds() + (gap - thickness) / rate } else { Real::INFINITY };
                 self.schedule_failure(k, failure, out);
                 return Ok(());
@@ -943,17 +1065,11 @@ impl ContactManager {
         }
     }
 
-    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless one is
-    /// already due no later than that.
+    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never). The queue
+    /// keeps an event already due no later ([`Schedule::Certificate`]).
     fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
-        let pair = &mut self.pairs[k];
-        if pair.due.seconds() <= failure {
-            return;
-        }
         if failure.is_finite() {
-            let at = Time::new(failure).expect("finite failure time");
-            pair.due = at;
-            out.push(Schedule::Certificate(k, at));
+            out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
         }
     }
 
@@ -980,26 +1096,24 @@ impl ContactManager {
         (tubes, next_change)
     }
 
-    /// Re-bases pair `k`'s slab at `t` on its vertices' current tubes (the planes stay where they
-    /// are at `t`, the speed is rebalanced) and reschedules its failure; a full [`Self::certify`]
-    /// if a vertex already touches its plane. Cheaper than a new slab: no closest points.
+    /// Re-bases pair `k`'s slab at `t` on its vertices' current tubes: the slab keeps its
+    /// direction and is centred between the two sides' supports along it (which its planes still
+    /// separate), its speed rebalanced, and its failure rescheduled; a full [`Self::certify`] if
+    /// the supports are no longer its thickness apart. Cheaper than a new slab: no closest points.
     fn rebase(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
-        let Some(Guard::Slab(old)) = self.pairs[k].certificate else {
-            return self.certify(k, t, model, out);
-        };
-        let kind = self.kind(k);
-        self.fill_positions(&kind, model, t);
-        let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
-        let (low, high) = tubes.split_at(kind.low_count());
-        let speed = crate::kds::slab::balanced_speed(&old.normal, low, high);
-        let slab = Slab { low: old.plane(SlabSide::Low, t.seconds()), speed, t0: t.seconds(), ..old };
-        let failure = slab.failure_time(low, high);
-        if failure.is_some_and(|f| f <= t.seconds()) {
+        if self.pairs[k].guard != Guard::Slab {
             return self.certify(k, t, model, out);
         }
-        let failure = failure.map_or(next_change, |f| f.min(next_change));
-        self.pairs[k].certificate = Some(Guard::Slab(slab));
-        self.schedule_failure(k, failure, out);
+        let kind = self.kind(k);
+        let pair = &self.pairs[k];
+        let (direction, thickness) = (pair.direction, self.guard_thickness(&kind, pair));
+        self.fill_positions(&kind, model, t);
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let (low_support, high_support) = supports(&direction.normal(), low, high);
+        if high_support - low_support <= thickness {
+            return self.certify(k, t, model, out);
+        }
+        self.schedule_slab(k, &kind, t, model, direction, low_support, thickness, high_support, out);
         Ok(())
     }
 
@@ -1020,19 +1134,18 @@ impl ContactManager {
             .schedule(self.settings.layers)
             .checked_period(l, Self::inverse_mass(&kind, model), s.safety, t)
             .map_err(ContactError::Zeno)?;
-        let clock = if s.variant == ContactVariant::RestartedClocks {
+        let mut clock = Clock::new(h);
+        if s.variant == ContactVariant::RestartedClocks {
             let level = kind.schedule(self.settings.layers).thickness(l);
             let first = self.predict_contact(k, t, model, level).unwrap_or(t.seconds() + h);
-            LayerClock::restarted(h, first)
+            self.restarts.insert((k, l), Restart { origin: first - h, awaiting_contact: true });
         } else {
-            let mut clock = Clock::new(h);
             clock.skip_to_after(t);
-            LayerClock { clock, origin: 0.0, awaiting_contact: false }
-        };
-        out.push(Schedule::Layer(k, l, clock.next_time()));
+        }
+        out.push(Schedule::Layer(k, l, self.tick_time(k, l, &clock, clock.ticks() + 1)));
         let pair = &mut self.pairs[k];
         pair.layers.push(clock);
-        pair.certificate = None;
+        pair.guard = Guard::None;
         self.deepest_layer = self.deepest_layer.max(l);
         Ok(())
     }
@@ -1068,7 +1181,7 @@ impl ContactManager {
     /// the predicted instant, or poll again after h(1) while it does not approach.
     fn watch_impact(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
         let level = self.kind(k).schedule(self.settings.layers).thickness(1);
-        self.pairs[k].certificate = Some(Guard::Impact);
+        self.pairs[k].guard = Guard::Impact;
         match self.predict_contact(k, t, model, level) {
             Some(at) => out.push(Schedule::Impact(k, Time::new(at.max(t.seconds())).expect("finite"))),
             None => {
@@ -1108,7 +1221,7 @@ impl ContactManager {
                 v.kick(u, -g * lambda);
             }
         }
-        self.pairs[k].certificate = None;
+        self.pairs[k].guard = Guard::None;
         self.certify(k, t, model, out)?;
         Ok(kicked)
     }
@@ -1137,12 +1250,13 @@ impl ContactManager {
         let vertices = kind.vertices();
         let layers = kind.schedule(self.settings.layers);
         let proximity = self.measure_at(&kind, model, t);
+        let clock = &mut self.pairs[k].layers[l as usize - 1];
+        let tick = clock.advance();
+        let clock = *clock;
+        debug_assert_eq!(self.tick_time(k, l, &clock, tick), t, "law 4: a layer event off its clock");
+        let h = clock.period();
+        let mut next_tick = self.tick_time(k, l, &clock, tick + 1);
         let p = &mut self.pairs[k];
-        let clock = &mut p.layers[l as usize - 1];
-        let tick = clock.clock.advance();
-        debug_assert_eq!(clock.time_of(tick), t, "law 4: a layer event off its clock");
-        let h = clock.clock.period();
-        let mut next_tick = clock.next_time();
 
         let v = &mut model.vertices;
         // the rate the gap arrived at t with, before any kick at t: the biphasic stiffness, the
@@ -1174,30 +1288,35 @@ impl ContactManager {
         let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
         if retire {
             p.layers.pop();
+            if s.variant == ContactVariant::RestartedClocks {
+                self.restarts.remove(&(k, l));
+            }
+            let p = &mut self.pairs[k];
             if p.layers.is_empty() {
                 // free the allocation: most pairs touch once, and a pair keeps its record long after
                 p.layers = ThinVec::new();
             }
-            p.certificate = None;
-            let gone =
-                p.layers.is_empty() && matches!(p.between, Between::Primitives(a, b) if !self.broad.overlap(a, b));
+            p.guard = Guard::None;
+            let gone = p.layers.is_empty()
+                && matches!(p.between.get(), Between::Primitives(a, b) if !self.broad.overlap(a, b));
             if gone {
                 self.remove_pair(k, out);
             } else {
                 self.certify(k, t, model, out)?;
             }
         } else {
-            if p.layers[l as usize - 1].awaiting_contact {
+            if self.restarts.get(&(k, l)).is_some_and(|r| r.awaiting_contact) {
                 // the broken RestartedClocks variant: restart the clock at the predicted contact
                 // until the layer first pushes
                 if kicked {
-                    p.layers[l as usize - 1].awaiting_contact = false;
+                    self.restarts.insert((k, l), Restart { awaiting_contact: false, ..self.restarts[&(k, l)] });
                 } else if let Some(at) = self.predict_contact(k, t, model, layers.thickness(l)) {
                     if at < next_tick.seconds() {
                         // at the contact level now: this tick is the restarted clock's first
                         let first = if at <= t.seconds() { t.seconds() + h } else { at };
-                        self.pairs[k].layers[l as usize - 1] = LayerClock::restarted(h, first);
-                        next_tick = self.pairs[k].layers[l as usize - 1].next_time();
+                        self.pairs[k].layers[l as usize - 1] = Clock::new(h);
+                        self.restarts.insert((k, l), Restart { origin: first - h, awaiting_contact: true });
+                        next_tick = Time::new(first).expect("a finite tick time");
                     }
                 }
             }
@@ -1250,15 +1369,18 @@ impl ContactManager {
             moved.push(u);
         }
         for u in moved {
-            for i in 0..self.support[u.index()].len() {
-                let k = self.support[u.index()][i];
-                let pair = &mut self.pairs[k];
-                if pair.stamp == stamp || pair.certificate.is_none() {
-                    continue;
+            // the pairs u's stencil is in: its primitives' pairs, then its length constraints
+            // (re-certifying adds and removes no pair, so the lists hold still)
+            for n in 0..self.broad.primitives_of(u).len() {
+                let p = self.broad.primitives_of(u)[n] as usize;
+                for m in 0..self.partners[p].len() {
+                    let k = self.partners[p][m].1;
+                    self.recertify_once(k, stamp, t, model, out)?;
                 }
-                pair.stamp = stamp;
-                self.reschedules += 1;
-                self.rebase(k, t, model, out)?;
+            }
+            for n in 0..self.lengths_of(u).len() {
+                let k = self.lengths_of(u)[n];
+                self.recertify_once(k, stamp, t, model, out)?;
             }
             for i in 0..self.broad.primitives_of(u).len() {
                 let p = self.broad.primitives_of(u)[i];
@@ -1282,30 +1404,53 @@ impl ContactManager {
 }
 
 impl ContactManager {
+    /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it
+    /// has none (its layers are on) or this kick already did.
+    fn recertify_once(
+        &mut self,
+        k: PairId,
+        stamp: u32,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let pair = &mut self.pairs[k];
+        if pair.stamp == stamp || pair.guard == Guard::None {
+            return Ok(());
+        }
+        pair.stamp = stamp;
+        self.reschedules += 1;
+        self.rebase(k, t, model, out)
+    }
+
     /// Audit (issue 3's debug mode): at time `t`, every pair either has its layers active or a
-    /// certificate whose slab still separates its vertices (each low vertex on or below the low
-    /// plane, each high vertex on or above the high plane). A pair that holds neither would be
-    /// unguarded. Uses only the slabs and the vertices' trajectories, never the distance code.
+    /// certificate that still holds: for a slab, the two sides' vertices, projected on its
+    /// normal, are at least η(n + 1) (plus radii) apart. A pair that holds neither would be
+    /// unguarded. Uses only the slabs' normals and the vertices' trajectories, never the distance
+    /// code.
     pub fn audit(&self, model: &Model, t: Time) -> Result<(), AuditFailure> {
         let v = &model.vertices;
         self.audit_broad_phase(model, t)?;
-        for (k, pair) in &self.pairs {
+        for (k, pair) in self.pairs.iter() {
             let kind = self.kind_of(pair);
             // memory: a pair whose primitives are no longer near (grid) or whose leaves came apart
             // (k-DOP) must go once its layers have retired
-            if pair.layers.is_empty() && matches!(pair.between, Between::Primitives(a, b) if !self.broad.overlap(a, b))
+            if pair.layers.is_empty()
+                && matches!(pair.between.get(), Between::Primitives(a, b) if !self.broad.overlap(a, b))
             {
                 return Err(AuditFailure {
-                    pair: k,
+                    pair: Some(k),
                     time: t.seconds(),
                     what: "a pair outlived its broad-phase overlap",
                 });
             }
-            let slab = match &pair.certificate {
-                Some(Guard::Slab(slab)) => slab,
+            // what the guard must certify: layer n + 1 is idle, the gap at least η(n + 1)
+            let thickness = kind.schedule(self.settings.layers).thickness(pair.layers.len() as u32 + 1);
+            let normal = match pair.guard {
+                Guard::Slab => pair.direction.normal(),
                 // the broken reflective variant guarantees nothing to audit
-                Some(Guard::Impact) => continue,
-                Some(Guard::Rate { thickness, .. }) => {
+                Guard::Impact => continue,
+                Guard::Rate => {
                     // a constraint pair: its gap, from the vertices, must still exceed the next
                     // layer's thickness
                     let x: SmallVec<[Vec3; 4]> =
@@ -1313,33 +1458,39 @@ impl ContactManager {
                     let gap = kind.measure(&x).gap;
                     if gap < thickness * (1.0 - 1e-12) {
                         return Err(AuditFailure {
-                            pair: k,
+                            pair: Some(k),
                             time: t.seconds(),
                             what: "a constraint gap went below its guard",
                         });
                     }
                     continue;
                 }
-                None => {
+                Guard::None => {
                     if pair.layers.is_empty() {
-                        return Err(AuditFailure { pair: k, time: t.seconds(), what: "no layer and no slab" });
+                        return Err(AuditFailure { pair: Some(k), time: t.seconds(), what: "no layer and no slab" });
                     }
                     continue;
                 }
             };
+            // a slab: along its normal, the two sides' vertices (spheres: centres, the radii
+            // added) are at least the thickness apart, so their hulls are
             let lows = kind.low_count();
-            // spheres: the slab's thickness already holds the radii, so the centres are checked
+            let (mut low, mut high, mut scale) = (Real::NEG_INFINITY, Real::INFINITY, 0.0 as Real);
             for (i, &u) in kind.vertices().iter().enumerate() {
-                let x = slab.normal.dot(&v.position_at(u, t.seconds()));
-                let scale = 1e-12 * (1.0 + x.abs());
-                let ok = if i < lows {
-                    x <= slab.plane(SlabSide::Low, t.seconds()) + scale
+                let x = normal.dot(&v.position_at(u, t.seconds()));
+                scale = scale.max(x.abs());
+                if i < lows {
+                    low = low.max(x);
                 } else {
-                    x >= slab.plane(SlabSide::High, t.seconds()) - scale
-                };
-                if !ok {
-                    return Err(AuditFailure { pair: k, time: t.seconds(), what: "a vertex crossed its slab" });
+                    high = high.min(x);
                 }
+            }
+            if high - low < thickness + kind.radii() - 1e-12 * (1.0 + scale) {
+                return Err(AuditFailure {
+                    pair: Some(k),
+                    time: t.seconds(),
+                    what: "a slab no longer separates its pair by its thickness",
+                });
             }
         }
         Ok(())
@@ -1378,7 +1529,7 @@ impl ContactManager {
                     continue;
                 }
                 let (i, j) = (a.2.min(b.2), a.2.max(b.2));
-                if self.pair_of.contains_key(&(i, j)) {
+                if self.pair_between(i, j).is_some() {
                     continue;
                 }
                 let Some(kind) = self.broad.pair_kind(i, j) else { continue };
@@ -1386,7 +1537,7 @@ impl ContactManager {
                 x.extend(kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
                 if kind.measure(&x).gap < reach * (1.0 - 1e-9) {
                     return Err(AuditFailure {
-                        pair: PairId::default(),
+                        pair: None,
                         time: t.seconds(),
                         what: "two primitives closer than the reach hold no pair: the broad phase missed them",
                     });
@@ -1394,6 +1545,15 @@ impl ContactManager {
             }
         }
         Ok(())
+    }
+}
+
+/// Heap bytes of a thin vector: nothing while it holds nothing, else a header of its length and
+/// capacity before its elements.
+fn thin_vec_bytes<T>(list: &ThinVec<T>) -> usize {
+    match list.capacity() {
+        0 => 0,
+        n => 2 * std::mem::size_of::<usize>() + n * std::mem::size_of::<T>(),
     }
 }
 
@@ -1408,8 +1568,8 @@ fn request_front(id: u32, at: Real, out: &mut Vec<Schedule>) {
 /// What the audit found wrong.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AuditFailure {
-    /// The pair (the null handle when the broad phase missed a pair).
-    pub pair: PairId,
+    /// The pair (`None` when the broad phase missed a pair).
+    pub pair: Option<PairId>,
     /// When, s.
     pub time: Real,
     /// What is wrong.
@@ -1418,7 +1578,10 @@ pub struct AuditFailure {
 
 impl fmt::Display for AuditFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "audit at t = {} s: contact pair {:?}: {}", self.time, self.pair, self.what)
+        match self.pair {
+            Some(pair) => write!(f, "audit at t = {} s: contact pair {}: {}", self.time, pair.index(), self.what),
+            None => write!(f, "audit at t = {} s: {}", self.time, self.what),
+        }
     }
 }
 
@@ -1583,7 +1746,7 @@ mod tests {
     fn a_pair_record_stays_small() {
         // a pair exists for every pair of near primitives, a hundred thousand at once on
         // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
-        assert!(std::mem::size_of::<Pair>() <= 96, "Pair is {} bytes", std::mem::size_of::<Pair>());
+        assert!(PairStore::<Pair>::SLOT_BYTES <= 48, "a pair's slot is {} bytes", PairStore::<Pair>::SLOT_BYTES);
     }
 
     #[test]
@@ -1608,7 +1771,7 @@ mod tests {
         let lengths: Vec<_> = manager
             .pairs
             .values()
-            .filter(|p| matches!(p.between, Between::Length(_)))
+            .filter(|p| matches!(p.between.get(), Between::Length(_)))
             .map(|p| manager.kind_of(p))
             .collect();
         assert_eq!(lengths.len(), 2);
@@ -1617,7 +1780,7 @@ mod tests {
         let gaps: Vec<Real> = lengths.iter().map(|k| k.measure(&x).gap).collect();
         assert!((gaps[0] - 0.1).abs() < 1e-12 && (gaps[1] - 0.3).abs() < 1e-12, "{gaps:?}");
         // each pair's layers start at half the slack: η₁ = s·ℓ/2
-        let pair = manager.pairs.values().find(|p| matches!(p.between, Between::Length(_))).unwrap();
+        let pair = manager.pairs.values().find(|p| matches!(p.between.get(), Between::Length(_))).unwrap();
         assert!((manager.kind_of(pair).schedule(LayerSchedule::default()).thickness(1) - 0.1).abs() < 1e-12);
     }
 }

@@ -552,7 +552,14 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
     }
     for request in requests {
         match *request {
-            Schedule::Certificate(pair, t) => replace(queue, EventKey::Certificate(pair), t)?,
+            Schedule::Certificate(pair, t) => {
+                let key = EventKey::Certificate(pair);
+                match queue.scheduled_at(&key) {
+                    Some(due) if due <= t => {}
+                    Some(_) => queue.reschedule(&key, t)?,
+                    None => queue.schedule(key, t)?,
+                }
+            }
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
             Schedule::Impact(pair, t) => replace(queue, EventKey::Layer(pair, 1), t)?,
             Schedule::BroadPhase(id, t) => replace(queue, EventKey::BroadPhase(id), t)?,
@@ -560,7 +567,10 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
                 queue.cancel(&EventKey::BroadPhase(id));
             }
             Schedule::Forget(pair) => {
+                // its slot may go to a new pair: none of its events may stay (a removed pair has
+                // no layer, but the reflective variant's impact check uses layer 1's key)
                 queue.cancel(&EventKey::Certificate(pair));
+                queue.cancel(&EventKey::Layer(pair, 1));
             }
         }
     }

@@ -322,7 +322,7 @@ impl KdopHierarchy {
         points.clear();
         for &i in &self.order[node.first as usize..node.end as usize] {
             let p = &primitives[i as usize];
-            let radius = if let Shape::Sphere(r) = p.shape { r } else { 0.0 };
+            let radius = p.radius();
             for &u in p.vertices() {
                 let (tr, change) = tube(u);
                 until = until.min(change);
@@ -705,7 +705,7 @@ fn class_of(shape: Shape) -> usize {
     match shape {
         Shape::Triangle => 0,
         Shape::Point => 1,
-        Shape::Sphere(_) => 2,
+        Shape::Sphere => 2,
         Shape::Segment => 3,
     }
 }

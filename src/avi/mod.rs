@@ -9,10 +9,11 @@ mod broad_phase;
 pub mod contact_manager;
 mod engine;
 mod kdop_hierarchy;
+mod pair_store;
 
 pub use broad_phase::BroadPhaseKind;
 pub use contact_manager::{
-    AuditFailure, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome, PairId, Penetration,
-    Schedule, StartError,
+    AuditFailure, BookkeepingBytes, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome,
+    PairId, Penetration, Schedule, StartError,
 };
 pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};

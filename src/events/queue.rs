@@ -189,6 +189,15 @@ impl<K: Clone> DenseClass<K> {
         }
     }
 
+    /// The key of scheduled `index`, wherever it is filed.
+    fn key_of(&self, index: usize) -> (Time, Seq) {
+        if let Some(key) = self.heap.key_of(&index) {
+            return key;
+        }
+        let l = self.lane_of[index] as usize;
+        self.lanes[l].iter().find(|&&(_, i)| i == index).expect("a scheduled index is in its lane").0
+    }
+
     /// Removes scheduled `index` wherever it is filed; returns its key.
     fn remove(&mut self, index: usize) -> (Time, Seq) {
         if self.heap.contains(&index) {
@@ -385,6 +394,14 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         Ok(())
     }
 
+    /// The time `event` is scheduled at, or `None` if it is not scheduled.
+    pub fn scheduled_at(&self, event: &K) -> Option<Time> {
+        match (self.file)(event) {
+            Filing::Dense(i) => self.dense.contains(i).then(|| self.dense.key_of(i).0),
+            Filing::Sparse(class) => self.sparse[class].get_priority(event).map(|&Reverse((t, _))| t),
+        }
+    }
+
     /// Removes `event`; returns the time it was scheduled at, or `None` if it was not scheduled.
     pub fn cancel(&mut self, event: &K) -> Option<Time> {
         match (self.file)(event) {
@@ -527,6 +544,18 @@ mod tests {
         }
         let order: Vec<usize> = std::iter::from_fn(|| q.pop().map(|(k, _)| k)).collect();
         assert_eq!(order, vec![3, 2, 1, 0, 4]);
+    }
+
+    #[test]
+    fn scheduled_at_reports_the_time_of_a_scheduled_event_in_either_class() {
+        let mut queue = EventQueue::with_classes(2, split_filing, 4);
+        queue.schedule(1, t(0.5)).unwrap();
+        queue.schedule(3, t(0.25)).unwrap();
+        assert_eq!(queue.scheduled_at(&1), Some(t(0.5)));
+        assert_eq!(queue.scheduled_at(&3), Some(t(0.25)));
+        assert_eq!(queue.scheduled_at(&2), None);
+        queue.cancel(&3);
+        assert_eq!(queue.scheduled_at(&3), None);
     }
 
     #[test]

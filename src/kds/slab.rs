@@ -51,6 +51,21 @@ impl Slab {
         Some(Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0 })
     }
 
+    /// The slab of `thickness` on unit `normal` centred between the supports `low_support` (of A)
+    /// and `high_support` (of B) at `t0`, moving at `speed`: it separates A from B at `t0` if
+    /// the supports are at least `thickness` apart.
+    pub fn centred(
+        normal: Vec3,
+        low_support: Real,
+        high_support: Real,
+        thickness: Real,
+        speed: Real,
+        t0: Real,
+    ) -> Slab {
+        let middle = 0.5 * (low_support + high_support);
+        Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0 }
+    }
+
     /// The plane offset a vertex on `side` must respect at time `t`.
     pub fn plane(&self, side: SlabSide, t: Real) -> Real {
         let c = self.low + self.speed * (t - self.t0);
@@ -94,6 +109,40 @@ impl Slab {
     }
 }
 
+/// A slab's direction as the contact bookkeeping keeps it between events: its normal rounded to
+/// `f32`, 12 bytes. A slab to be kept is built on the unit normal [`SlabDirection::normal`] gives,
+/// which any unit normal may be (ACM §5.1). Its planes need not be kept: while the slab holds,
+/// the supports of the two sides along the normal are at least its thickness apart, so a slab
+/// centred between them at any later time is valid too ([`Slab::centred`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlabDirection([f32; 3]);
+
+impl SlabDirection {
+    /// `normal` rounded.
+    pub fn round(normal: &Vec3) -> Self {
+        SlabDirection([normal.x as f32, normal.y as f32, normal.z as f32])
+    }
+
+    /// The unit normal of a slab on this direction (normalised in `f64`: the same for the same
+    /// direction).
+    pub fn normal(self) -> Vec3 {
+        Vec3::new(self.0[0] as Real, self.0[1] as Real, self.0[2] as Real).normalize()
+    }
+}
+
+/// The supports of two point sets along `normal`: the largest `normal·x` over `low` and the
+/// smallest over `high`. Their difference bounds the distance between the sets' convex hulls
+/// from below.
+pub fn supports<'a>(
+    normal: &Vec3,
+    low: impl IntoIterator<Item = &'a Vec3>,
+    high: impl IntoIterator<Item = &'a Vec3>,
+) -> (Real, Real) {
+    let low = low.into_iter().map(|x| normal.dot(x)).fold(Real::NEG_INFINITY, Real::max);
+    let high = high.into_iter().map(|x| normal.dot(x)).fold(Real::INFINITY, Real::min);
+    (low, high)
+}
+
 /// The slab speed that balances the two primitives' mean normal velocities, so neither side
 /// reaches its plane much sooner than the other (the report's slabs "have constant normal
 /// velocity").
@@ -121,6 +170,25 @@ mod tests {
     /// code with the slab).
     fn sampled_distance_point_segment(p: Vec3, a: Vec3, b: Vec3) -> Real {
         (0..=2000).map(|k| (p - (a + (b - a) * (k as Real / 2000.0))).norm()).fold(Real::INFINITY, Real::min)
+    }
+
+    #[test]
+    fn a_direction_gives_a_unit_normal_near_the_one_it_was_rounded_from() {
+        let joining = Vec3::new(0.3, -0.4, 1.2).normalize();
+        let normal = SlabDirection::round(&joining).normal();
+        assert!((normal.norm() - 1.0).abs() < 1e-15);
+        assert!((normal - joining).norm() < 1e-7);
+        assert_eq!(SlabDirection::round(&joining).normal(), normal, "the same normal every time");
+        assert_eq!(std::mem::size_of::<SlabDirection>(), 12);
+    }
+
+    #[test]
+    fn a_centred_slab_separates_the_supports_it_is_built_between() {
+        let (low, high) = supports(&Vec3::z(), &[Vec3::new(0.0, 0.0, 0.1), Vec3::new(1.0, 0.0, 0.3)], &[Vec3::z()]);
+        assert_eq!((low, high), (0.3, 1.0));
+        let slab = Slab::centred(Vec3::z(), low, high, 0.5, 0.0, 0.0);
+        assert!((slab.plane(SlabSide::Low, 0.0) - 0.4).abs() < 1e-15);
+        assert!((slab.plane(SlabSide::High, 0.0) - 0.9).abs() < 1e-15);
     }
 
     #[test]

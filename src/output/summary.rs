@@ -60,6 +60,8 @@ pub struct Summary {
     /// AVI contact: the largest estimated heap size of the contact bookkeeping at a frame, per
     /// vertex of the model, bytes (`null` without contact).
     pub contact_peak_bytes_per_vertex: Option<f64>,
+    /// AVI contact: that peak by part, per vertex, bytes (`null` without contact).
+    pub contact_peak_parts_per_vertex: Option<BTreeMap<&'static str, f64>>,
     /// Wall-clock seconds in the event loop.
     pub wall_seconds: f64,
     /// With `run --profile`: wall seconds by event kind (`force` for all potentials) and, apart,
