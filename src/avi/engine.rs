@@ -373,7 +373,8 @@ impl AviEngine {
         let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
-            contact_stats = Some(contact.note_memory());
+            // the queue's sparse classes hold only contact events: layers, certificates, broad phase
+            contact_stats = Some(contact.note_memory(self.queue.sparse_heap_bytes()));
         }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });
@@ -552,14 +553,7 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
     }
     for request in requests {
         match *request {
-            Schedule::Certificate(pair, t) => {
-                let key = EventKey::Certificate(pair);
-                match queue.scheduled_at(&key) {
-                    Some(due) if due <= t => {}
-                    Some(_) => queue.reschedule(&key, t)?,
-                    None => queue.schedule(key, t)?,
-                }
-            }
+            Schedule::Certificate(pair, t) => queue.schedule_no_later(EventKey::Certificate(pair), t)?,
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
             Schedule::Impact(pair, t) => replace(queue, EventKey::Layer(pair, 1), t)?,
             Schedule::BroadPhase(id, t) => replace(queue, EventKey::BroadPhase(id), t)?,

@@ -394,6 +394,37 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         Ok(())
     }
 
+    /// Schedules `event` at `t` (not before [`now`](Self::now)) unless it is already scheduled
+    /// no later; an event moved earlier ties as if newly scheduled. One hash lookup when nothing
+    /// changes (sparse classes).
+    pub fn schedule_no_later(&mut self, event: K, t: Time) -> Result<(), QueueError> {
+        self.check_not_past(t)?;
+        match (self.file)(&event) {
+            Filing::Dense(_) => match self.scheduled_at(&event) {
+                Some(due) if due <= t => Ok(()),
+                Some(_) => self.reschedule(&event, t),
+                None => self.schedule(event, t),
+            },
+            Filing::Sparse(class) => {
+                if self.sparse[class].get_priority(&event).is_some_and(|&Reverse((due, _))| due <= t) {
+                    return Ok(());
+                }
+                let key = self.stamp(t);
+                self.sparse[class].push(event, Reverse(key));
+                Ok(())
+            }
+        }
+    }
+
+    /// Heap bytes of the sparse classes, an estimate from their capacities: per entry its key,
+    /// priority and hash in the index map, an index-table slot and control byte, and its heap
+    /// and position words.
+    pub fn sparse_heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let entry = size_of::<K>() + size_of::<Reverse<(Time, Seq)>>() + 4 * size_of::<usize>() + 1;
+        self.sparse.iter().map(|class| class.capacity() * entry).sum()
+    }
+
     /// The time `event` is scheduled at, or `None` if it is not scheduled.
     pub fn scheduled_at(&self, event: &K) -> Option<Time> {
         match (self.file)(event) {
@@ -556,6 +587,21 @@ mod tests {
         assert_eq!(queue.scheduled_at(&2), None);
         queue.cancel(&3);
         assert_eq!(queue.scheduled_at(&3), None);
+    }
+
+    #[test]
+    fn schedule_no_later_keeps_the_earlier_time_in_either_class() {
+        let mut queue = EventQueue::with_classes(2, split_filing, 4);
+        for event in [1, 3] {
+            queue.schedule_no_later(event, t(0.5)).unwrap();
+            queue.schedule_no_later(event, t(0.75)).unwrap();
+            assert_eq!(queue.scheduled_at(&event), Some(t(0.5)), "a later time leaves it alone");
+            queue.schedule_no_later(event, t(0.25)).unwrap();
+            assert_eq!(queue.scheduled_at(&event), Some(t(0.25)), "an earlier time moves it");
+        }
+        assert_eq!(queue.len(), 2);
+        assert_eq!(queue.pop(), Some((1, t(0.25))), "ties pop in the order they were moved");
+        assert_eq!(queue.pop(), Some((3, t(0.25))));
     }
 
     #[test]
