@@ -256,6 +256,10 @@ struct Pair {
     /// The direction of a [`Guard::Slab`]'s slab (stale otherwise). Its planes are not kept: a
     /// re-certification centres the slab between the sides' current supports along it.
     direction: SlabDirection,
+    /// No earlier than the pair's queued certificate event (+∞ if none is queued), in single
+    /// precision rounded up, which fits the record's padding: a new failure time at or after it
+    /// leaves the queue alone without asking it (the event fires early, which is safe).
+    due_bound: f32,
 }
 
 /// What a pair is between.
@@ -577,6 +581,7 @@ impl ContactManager {
             guard: Guard::None,
             layers: ThinVec::new(),
             direction: SlabDirection::default(),
+            due_bound: f32::INFINITY,
         });
         if let Between::Primitives(i, j) = between {
             self.partners[i as usize].push((j, k));
@@ -963,6 +968,7 @@ impl ContactManager {
         let mut out = Vec::new();
         let k = pair;
         self.pairs[k].guard = Guard::None;
+        self.pairs[k].due_bound = f32::INFINITY; // its event was just popped
         self.certify(k, t, model, &mut out)?;
         Ok(out)
     }
@@ -1073,12 +1079,18 @@ impl ContactManager {
         }
     }
 
-    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never). The queue
-    /// keeps an event already due no later ([`Schedule::Certificate`]).
+    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless its
+    /// event is known to be due no later. The queue too keeps an event already due no later
+    /// ([`Schedule::Certificate`]).
     fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
-        if failure.is_finite() {
-            out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
+        let pair = &mut self.pairs[k];
+        if !failure.is_finite() || Real::from(pair.due_bound) <= failure {
+            return;
         }
+        let rounded = failure as f32;
+        let up = if Real::from(rounded) < failure { rounded.next_up() } else { rounded };
+        pair.due_bound = pair.due_bound.min(up);
+        out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
     }
 
     /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
@@ -1766,6 +1778,25 @@ mod tests {
         // and a pair with neither layers nor a guard is unguarded
         manager.pairs[pair].guard = Guard::None;
         assert_eq!(manager.audit(&model, Time::ZERO).unwrap_err().what, "no layer and no slab");
+    }
+
+    #[test]
+    fn a_failure_time_no_earlier_than_the_queued_one_stays_out_of_the_queue() {
+        let model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        let k = manager.pairs.keys().next().expect("the spheres' pair");
+        manager.pairs[k].due_bound = f32::INFINITY; // nothing queued
+        let mut out = Vec::new();
+        let first = 0.1 + 1e-12; // not a single-precision number
+        manager.schedule_failure(k, first, &mut out);
+        assert_eq!(out, [Schedule::Certificate(k, Time::new(first).unwrap())]);
+        assert!(Real::from(manager.pairs[k].due_bound) >= first, "the bound is no earlier than the event");
+        manager.schedule_failure(k, 0.2, &mut out);
+        assert_eq!(out.len(), 1, "a later failure is left to the queued event");
+        manager.schedule_failure(k, 0.05, &mut out);
+        assert_eq!(out.len(), 2, "an earlier one goes to the queue");
+        assert!(Real::from(manager.pairs[k].due_bound) >= 0.05);
     }
 
     #[test]
