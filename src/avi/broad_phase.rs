@@ -376,21 +376,6 @@ impl BroadPhase {
     pub(super) fn heap_bytes(&self) -> (usize, usize) {
         let primitives = self.primitives.capacity() * std::mem::size_of::<Primitive>();
         let of_vertex = (self.of_vertex.capacity() + self.first_of_vertex.capacity()) * 4;
-        if std::env::var("AVI_MEM").is_ok() {
-            if let Some(g) = &self.grid {
-                eprintln!(
-                    "MEM cells {} fat {} anchors {} first {} large {} visited {} occupied {} prims {}",
-                    g.grid.heap_bytes(),
-                    g.fat.capacity() * std::mem::size_of::<StoredBox>(),
-                    g.anchors.capacity() * 24,
-                    g.first_anchor.capacity() * 4,
-                    g.large.capacity() * 4,
-                    g.visited.capacity() * 4,
-                    g.grid.occupied_cells(),
-                    self.primitives.len()
-                );
-            }
-        }
         let grid = self.grid.as_ref().map_or(0, |g| {
             g.grid.heap_bytes()
                 + g.fat.capacity() * std::mem::size_of::<StoredBox>()
@@ -467,10 +452,10 @@ impl BroadPhase {
     /// The primitive pairs (i < j, in order) that hold a contact pair at the start: all candidate
     /// pairs, those whose anchored shapes are near, or the overlapping leaf pairs of the k-DOP
     /// front.
-    pub(super) fn initial_pairs(&self) -> Vec<(u32, u32, PairKind)> {
+    pub(super) fn initial_pairs(&self) -> Vec<(u32, u32)> {
         if let Some(kdop) = &self.kdop {
             let pairs = kdop.overlapping_pairs().into_iter();
-            return pairs.filter_map(|(i, j)| self.pair_kind(i, j).map(|kind| (i, j, kind))).collect();
+            return pairs.filter(|&(i, j)| self.pair_kind(i, j).is_some()).collect();
         }
         let n = self.primitives.len() as u32;
         let mut out = Vec::new();
@@ -492,7 +477,7 @@ impl BroadPhase {
                     js
                 }
             };
-            out.extend(partners.into_iter().filter_map(|j| self.pair_kind(i, j).map(|kind| (i, j, kind))));
+            out.extend(partners.into_iter().filter(|&j| self.pair_kind(i, j).is_some()).map(|j| (i, j)));
         }
         out
     }

@@ -227,8 +227,8 @@ struct Proximity {
 enum Guard {
     /// None: the pair's layers are active and no certificate is needed until the deepest retires.
     None,
-    /// A separating slab between the pair's two sides (geometric pairs, ACM §5.1), in
-    /// [`Pair::slab`].
+    /// A separating slab between the pair's two sides (geometric pairs, ACM §5.1) on
+    /// [`Pair::direction`].
     Slab,
     /// A bound on how fast a constraint gap can shrink (its vertices' relative tube speed) keeps
     /// it above η(n + 1) until the failure time (edge-length pairs).
@@ -238,7 +238,7 @@ enum Guard {
     Impact,
 }
 
-/// One contact pair: its active layers' clocks and its certificate, in 64 bytes (a pair record
+/// One contact pair: its active layers' clocks and its certificate, in 40 bytes (a pair record
 /// is most of the contact bookkeeping; `docs/performance.md`).
 #[derive(Debug)]
 struct Pair {
@@ -524,7 +524,7 @@ impl ContactManager {
             scratch: Vec::new(),
             front_scratch: Vec::new(),
         };
-        for (i, j, _) in manager.broad.initial_pairs() {
+        for (i, j) in manager.broad.initial_pairs() {
             manager.insert_pair(Between::Primitives(i, j));
         }
         let mut on_vertex: Vec<(VertexId, PairId)> = Vec::new();
@@ -999,15 +999,25 @@ impl ContactManager {
             return Err(penetration());
         };
         let direction = SlabDirection::round(&joining);
+        let normal = direction.normal();
         let radii = kind.radii();
         let (low, high) = self.scratch.split_at(kind.low_count());
-        let (low_support, high_support) = supports(&direction.normal(), low, high);
+        let (low_support, high_support) = supports(&normal, low, high);
         let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
             if room > s.profitability * eta {
-                self.schedule_slab(k, &kind, t, model, direction, low_support, eta + radii, high_support, out);
+                self.schedule_slab(
+                    k,
+                    &kind,
+                    t,
+                    model,
+                    (direction, normal),
+                    (low_support, high_support),
+                    eta + radii,
+                    out,
+                );
                 return Ok(());
             }
             if s.variant == ContactVariant::ReflectiveImpulse {
@@ -1018,9 +1028,10 @@ impl ContactManager {
         }
     }
 
-    /// Puts a slab of `thickness` on `direction`, centred in the gap between the supports of pair
-    /// `k` (of `kind`, its stencil at `t` in [`Self::scratch`]), and schedules its failure on the
-    /// vertices' tubes (capped at the next change of a scripted velocity).
+    /// Puts a slab of `thickness` on `direction` (and its unit normal), centred in the gap between
+    /// the supports (low, high) of pair `k` (of `kind`, its stencil at `t` in [`Self::scratch`]),
+    /// and schedules its failure on the vertices' tubes (capped at the next change of a scripted
+    /// velocity).
     #[allow(clippy::too_many_arguments)]
     fn schedule_slab(
         &mut self,
@@ -1028,15 +1039,13 @@ impl ContactManager {
         kind: &PairKind,
         t: Time,
         model: &Model,
-        direction: SlabDirection,
-        low_support: Real,
+        (direction, normal): (SlabDirection, Vec3),
+        (low_support, high_support): (Real, Real),
         thickness: Real,
-        high_support: Real,
         out: &mut Vec<Schedule>,
     ) {
         let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
         let (low, high) = tubes.split_at(kind.low_count());
-        let normal = direction.normal();
         let speed = balanced_speed(&normal, low, high);
         let slab = Slab::centred(normal, low_support, high_support, thickness, speed, t.seconds());
         let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
@@ -1128,12 +1137,13 @@ impl ContactManager {
         let pair = &self.pairs[k];
         let (direction, thickness) = (pair.direction, self.guard_thickness(&kind, pair));
         self.fill_positions(&kind, model, t);
+        let normal = direction.normal();
         let (low, high) = self.scratch.split_at(kind.low_count());
-        let (low_support, high_support) = supports(&direction.normal(), low, high);
+        let (low_support, high_support) = supports(&normal, low, high);
         if high_support - low_support <= thickness {
             return self.certify(k, t, model, out);
         }
-        self.schedule_slab(k, &kind, t, model, direction, low_support, thickness, high_support, out);
+        self.schedule_slab(k, &kind, t, model, (direction, normal), (low_support, high_support), thickness, out);
         Ok(())
     }
 
@@ -1325,11 +1335,15 @@ impl ContactManager {
                 self.certify(k, t, model, out)?;
             }
         } else {
-            if self.restarts.get(&(k, l)).is_some_and(|r| r.awaiting_contact) {
+            let awaiting = s.variant == ContactVariant::RestartedClocks
+                && self.restarts.get(&(k, l)).is_some_and(|r| r.awaiting_contact);
+            if awaiting {
                 // the broken RestartedClocks variant: restart the clock at the predicted contact
                 // until the layer first pushes
                 if kicked {
-                    self.restarts.insert((k, l), Restart { awaiting_contact: false, ..self.restarts[&(k, l)] });
+                    if let Some(restart) = self.restarts.get_mut(&(k, l)) {
+                        restart.awaiting_contact = false;
+                    }
                 } else if let Some(at) = self.predict_contact(k, t, model, layers.thickness(l)) {
                     if at < next_tick.seconds() {
                         // at the contact level now: this tick is the restarted clock's first

@@ -47,8 +47,7 @@ impl Slab {
             return None;
         }
         let normal = (pb - pa) / d;
-        let middle = 0.5 * (normal.dot(&pa) + normal.dot(&pb));
-        Some(Slab { normal, low: middle - 0.5 * thickness, thickness, speed, t0 })
+        Some(Slab::centred(normal, normal.dot(&pa), normal.dot(&pb), thickness, speed, t0))
     }
 
     /// The slab of `thickness` on unit `normal` centred between the supports `low_support` (of A)
