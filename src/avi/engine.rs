@@ -49,10 +49,12 @@ pub enum EventKey {
 }
 
 /// The queue's classes ([`EventQueue::with_classes`]): force ticks and frames fire most often and
-/// sit in the dense class (the frame at index 0, potential `i` at `i + 1`); contact layers, slab
-/// certificates and broad-phase certificates each have a sparse class. The pop order is that of a
-/// single heap.
-const SPARSE_EVENT_CLASSES: usize = 3;
+/// sit in the dense class (the frame at index 0, potential `i` at `i + 1`); slab certificates and
+/// first-layer ticks (both by pair handle) and broad-phase certificates (by primitive or front
+/// record) each have an indexed class, 24 bytes per entry; the deeper layers, which few pairs
+/// reach, sit in the sparse class. The pop order is that of a single heap.
+const SPARSE_EVENT_CLASSES: usize = 1;
+const INDEXED_EVENT_CLASSES: usize = 3;
 
 /// Forces that must share a period before they get a lane of the event queue's dense class.
 const MIN_LANE_FORCES: usize = 16;
@@ -61,9 +63,19 @@ fn file_event(key: &EventKey) -> Filing {
     match *key {
         EventKey::Frame => Filing::Dense(0),
         EventKey::Force(_, index) => Filing::Dense(index as usize + 1),
+        EventKey::Layer(pair, 1) => Filing::Indexed(2, pair.handle()),
         EventKey::Layer(..) => Filing::Sparse(0),
-        EventKey::Certificate(_) => Filing::Sparse(1),
-        EventKey::BroadPhase(_) => Filing::Sparse(2),
+        EventKey::Certificate(pair) => Filing::Indexed(0, pair.handle()),
+        EventKey::BroadPhase(id) => Filing::Indexed(1, id),
+    }
+}
+
+/// The event filed under an indexed class and handle: the inverse of [`file_event`] there.
+fn unfile_event(class: usize, handle: u32) -> EventKey {
+    match class {
+        0 => EventKey::Certificate(PairId::from_handle(handle)),
+        1 => EventKey::BroadPhase(handle),
+        _ => EventKey::Layer(PairId::from_handle(handle), 1),
     }
 }
 
@@ -181,7 +193,8 @@ impl AviEngine {
 
         let mut engine = AviEngine {
             forces: SlotMap::with_capacity_and_key(specs.len()),
-            queue: EventQueue::with_classes(SPARSE_EVENT_CLASSES, file_event, specs.len() + 1),
+            queue: EventQueue::with_classes(SPARSE_EVENT_CLASSES, file_event, specs.len() + 1)
+                .with_indexed_classes(INDEXED_EVENT_CLASSES, unfile_event),
             frame_clock: Clock::new(frame_period),
             frame_rate,
             frame_slot: 0,
@@ -373,8 +386,9 @@ impl AviEngine {
         let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
-            // the queue's sparse classes hold only contact events: layers, certificates, broad phase
-            contact_stats = Some(contact.note_memory(self.queue.sparse_heap_bytes()));
+            // the queue's sparse and indexed classes hold only contact events: layers, certificates,
+            // broad phase
+            contact_stats = Some(contact.note_memory(self.queue.sparse_and_indexed_heap_bytes()));
         }
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t.seconds() });

@@ -19,6 +19,16 @@ impl PairId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The slot index as filed in the event queue's certificate class.
+    pub(super) fn handle(self) -> u32 {
+        self.0
+    }
+
+    /// The pair whose [`handle`](Self::handle) this is.
+    pub(super) fn from_handle(handle: u32) -> PairId {
+        PairId(handle)
+    }
 }
 
 /// A slot: a live record, or a vacancy holding the next vacancy (`u32::MAX`: none).

@@ -7,6 +7,7 @@
 //! (law 4); [`PeriodLadder`] rounds stable periods so that like elements share a clock.
 
 mod clock;
+mod indexed_heap;
 mod queue;
 
 pub use clock::{Clock, PeriodLadder};

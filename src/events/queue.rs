@@ -15,10 +15,15 @@
 //!   back; the dense class then pops the earliest lane head or heap top. A lane pop and push cost
 //!   O(log lanes) on a small heap of heads and touch the lane's memory in order; anything out of
 //!   order falls back to the heap, so the pop order never depends on lanes.
-//! - **Sparse classes** hold events without such an index (contact layers, slab and broad-phase
-//!   certificates, which come and go by the hundred thousand and mostly wait): a binary heap with a
-//!   hashed index map (`priority-queue`).
+//! - **Indexed classes** hold events that come and go by the hundred thousand and mostly wait, each
+//!   under a small `u32` handle of its class (slab certificates by pair, broad-phase certificates
+//!   by primitive): a compact 4-ary heap with a 4-byte position per handle, which keeps no event
+//!   but rebuilds it from class and handle ([`EventQueue::with_indexed_classes`]); 24 bytes per
+//!   entry against the sparse class's 65.
+//! - **Sparse classes** hold events without such an index (contact layers, keyed by pair and
+//!   layer): a binary heap with a hashed index map (`priority-queue`).
 
+use super::indexed_heap::IndexedHeap;
 pub use crate::error::QueueError;
 use crate::math::Time;
 use orx_priority_queue::{DaryHeapOfIndices, PriorityQueue as _, PriorityQueueDecKey as _};
@@ -48,6 +53,10 @@ pub enum Filing {
     Dense(usize),
     /// In sparse class `c` (less than the number of sparse classes).
     Sparse(usize),
+    /// In indexed class `c` (less than the number of indexed classes) under handle `i`
+    /// (not `u32::MAX`): distinct events of a class must have distinct handles, which should be
+    /// small and dense, since the class keeps a position per handle up to the largest.
+    Indexed(usize, u32),
 }
 
 /// An index with no lane.
@@ -232,14 +241,18 @@ impl<K: Clone> DenseClass<K> {
 enum Head {
     Dense,
     Sparse(usize),
+    Indexed(usize),
 }
 
 /// A queue of events `K`, each scheduled at most once, popped in `(Time, Seq)` order.
 pub struct EventQueue<K: Hash + Eq + Clone> {
     dense: DenseClass<K>,
     sparse: Vec<SparseHeap<K>>,
+    indexed: Vec<IndexedHeap>,
     /// The class of an event.
     file: fn(&K) -> Filing,
+    /// The event filed under an indexed class and handle.
+    unfile: fn(usize, u32) -> K,
     next_seq: Seq,
     now: Time,
     /// Ties pop last scheduled first ([`EventQueue::reverse_ties`]).
@@ -252,6 +265,7 @@ impl<K: Hash + Eq + Clone + fmt::Debug> fmt::Debug for EventQueue<K> {
             .field("len", &self.len())
             .field("dense", &self.dense.len())
             .field("sparse_classes", &self.sparse.len())
+            .field("indexed_classes", &self.indexed.len())
             .field("now", &self.now)
             .finish()
     }
@@ -278,11 +292,23 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         EventQueue {
             dense: DenseClass::with_index_bound(dense_bound),
             sparse: (0..sparse_classes).map(|_| PriorityQueue::with_hasher(FxBuildHasher)).collect(),
+            indexed: Vec::new(),
             file,
+            unfile: |class, _| panic!("no indexed class {class}: see EventQueue::with_indexed_classes"),
             next_seq: 0,
             now: Time::ZERO,
             reversed: false,
         }
+    }
+
+    /// The queue with `classes` indexed classes, whose events `file` files as
+    /// [`Filing::Indexed`] and `unfile` rebuilds from class and handle (the inverse of `file` on
+    /// them). Call it before scheduling anything.
+    pub fn with_indexed_classes(mut self, classes: usize, unfile: fn(usize, u32) -> K) -> Self {
+        assert!(self.is_empty(), "indexed classes are set up on an empty queue");
+        self.indexed = (0..classes).map(|_| IndexedHeap::default()).collect();
+        self.unfile = unfile;
+        self
     }
 
     /// The time of the last popped event (0 before the first pop).
@@ -292,12 +318,14 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
 
     /// Number of scheduled events.
     pub fn len(&self) -> usize {
-        self.dense.len() + self.sparse.iter().map(PriorityQueue::len).sum::<usize>()
+        self.dense.len()
+            + self.sparse.iter().map(PriorityQueue::len).sum::<usize>()
+            + self.indexed.iter().map(IndexedHeap::len).sum::<usize>()
     }
 
     /// True when nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.dense.len() == 0 && self.sparse.iter().all(PriorityQueue::is_empty)
+        self.len() == 0
     }
 
     fn check_not_past(&self, t: Time) -> Result<(), QueueError> {
@@ -329,6 +357,9 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
             for (_, Reverse((_, seq))) in heap.iter_mut() {
                 *seq = Seq::MAX - *seq;
             }
+        }
+        for heap in &mut self.indexed {
+            heap.rekey(|(t, seq)| (t, Seq::MAX - seq));
         }
         // ties now pop newest first, which a first-in-first-out lane cannot keep: every lane
         // entry moves to the heap, and later ones only join a lane when their time is later
@@ -366,6 +397,13 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 let key = self.stamp(t);
                 self.sparse[class].push(event, Reverse(key));
             }
+            Filing::Indexed(class, i) => {
+                if self.indexed[class].key_of(i).is_some() {
+                    return Err(QueueError::AlreadyScheduled);
+                }
+                let key = self.stamp(t);
+                self.indexed[class].push(i, key);
+            }
         }
         Ok(())
     }
@@ -390,13 +428,20 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 let key = self.stamp(t);
                 self.sparse[class].change_priority(event, Reverse(key));
             }
+            Filing::Indexed(class, i) => {
+                if self.indexed[class].key_of(i).is_none() {
+                    return Err(QueueError::NotScheduled);
+                }
+                let key = self.stamp(t);
+                self.indexed[class].update(i, key);
+            }
         }
         Ok(())
     }
 
     /// Schedules `event` at `t` (not before [`now`](Self::now)) unless it is already scheduled
-    /// no later; an event moved earlier ties as if newly scheduled. One hash lookup when nothing
-    /// changes (sparse classes).
+    /// no later; an event moved earlier ties as if newly scheduled. One lookup when nothing
+    /// changes.
     pub fn schedule_no_later(&mut self, event: K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
         match (self.file)(&event) {
@@ -413,16 +458,31 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 self.sparse[class].push(event, Reverse(key));
                 Ok(())
             }
+            Filing::Indexed(class, i) => {
+                match self.indexed[class].key_of(i) {
+                    Some((due, _)) if due <= t => {}
+                    Some(_) => {
+                        let key = self.stamp(t);
+                        self.indexed[class].update(i, key);
+                    }
+                    None => {
+                        let key = self.stamp(t);
+                        self.indexed[class].push(i, key);
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
-    /// Heap bytes of the sparse classes, an estimate from their capacities: per entry its key,
-    /// priority and hash in the index map, an index-table slot and control byte, and its heap
-    /// and position words.
-    pub fn sparse_heap_bytes(&self) -> usize {
+    /// Heap bytes of the sparse and indexed classes, an estimate from their capacities: per
+    /// sparse entry its key, priority and hash in the index map, an index-table slot and control
+    /// byte, and its heap and position words; per indexed entry its 20 bytes, and 4 per handle.
+    pub fn sparse_and_indexed_heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let entry = size_of::<K>() + size_of::<Reverse<(Time, Seq)>>() + 4 * size_of::<usize>() + 1;
-        self.sparse.iter().map(|class| class.capacity() * entry).sum()
+        self.sparse.iter().map(|class| class.capacity() * entry).sum::<usize>()
+            + self.indexed.iter().map(IndexedHeap::heap_bytes).sum::<usize>()
     }
 
     /// The time `event` is scheduled at, or `None` if it is not scheduled.
@@ -430,6 +490,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         match (self.file)(event) {
             Filing::Dense(i) => self.dense.contains(i).then(|| self.dense.key_of(i).0),
             Filing::Sparse(class) => self.sparse[class].get_priority(event).map(|&Reverse((t, _))| t),
+            Filing::Indexed(class, i) => self.indexed[class].key_of(i).map(|(t, _)| t),
         }
     }
 
@@ -445,6 +506,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 Some(self.dense.remove(i).0)
             }
             Filing::Sparse(class) => self.sparse[class].remove(event).map(|(_, Reverse((t, _)))| t),
+            Filing::Indexed(class, i) => self.indexed[class].remove(i).map(|(t, _)| t),
         }
     }
 
@@ -458,17 +520,25 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
             }
         }
+        for (class, heap) in self.indexed.iter().enumerate() {
+            if let Some((_, key)) = heap.peek() {
+                if best.is_none_or(|(_, b)| key < b) {
+                    best = Some((Head::Indexed(class), key));
+                }
+            }
+        }
         best.map(|(head, _)| head)
     }
 
     /// The next event and its time, without removing it.
-    pub fn peek(&self) -> Option<(&K, Time)> {
+    pub fn peek(&self) -> Option<(K, Time)> {
         match self.first()? {
             Head::Dense => {
                 let (i, (t, _)) = self.dense.peek()?;
-                self.dense.events[i].as_ref().map(|k| (k, t))
+                self.dense.events[i].clone().map(|k| (k, t))
             }
-            Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse((t, _)))| (k, *t)),
+            Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse((t, _)))| (k.clone(), *t)),
+            Head::Indexed(class) => self.indexed[class].peek().map(|(i, (t, _))| ((self.unfile)(class, i), t)),
         }
     }
 
@@ -482,6 +552,10 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
             Head::Sparse(class) => {
                 let (k, Reverse((t, _))) = self.sparse[class].pop()?;
                 (k, t)
+            }
+            Head::Indexed(class) => {
+                let (i, (t, _)) = self.indexed[class].pop()?;
+                ((self.unfile)(class, i), t)
             }
         };
         self.now = t;
@@ -498,12 +572,18 @@ mod tests {
         Time::new(s).unwrap()
     }
 
+    /// Keys 4i in the dense class under i, 4i + 1 and 4i + 2 in two sparse classes, 4i + 3 in an
+    /// indexed class under i.
     fn split_filing(k: &u32) -> Filing {
-        if k.is_multiple_of(3) {
-            Filing::Dense(*k as usize / 3)
-        } else {
-            Filing::Sparse(*k as usize % 3 - 1)
+        match k % 4 {
+            0 => Filing::Dense(*k as usize / 4),
+            3 => Filing::Indexed(0, k / 4),
+            r => Filing::Sparse(r as usize - 1),
         }
+    }
+
+    fn split_queue(dense_bound: usize) -> EventQueue<u32> {
+        EventQueue::with_classes(2, split_filing, dense_bound).with_indexed_classes(1, |_, i| 4 * i + 3)
     }
 
     #[test]
@@ -579,29 +659,33 @@ mod tests {
 
     #[test]
     fn scheduled_at_reports_the_time_of_a_scheduled_event_in_either_class() {
-        let mut queue = EventQueue::with_classes(2, split_filing, 4);
+        let mut queue = split_queue(4);
         queue.schedule(1, t(0.5)).unwrap();
         queue.schedule(3, t(0.25)).unwrap();
+        queue.schedule(4, t(0.75)).unwrap();
         assert_eq!(queue.scheduled_at(&1), Some(t(0.5)));
         assert_eq!(queue.scheduled_at(&3), Some(t(0.25)));
+        assert_eq!(queue.scheduled_at(&4), Some(t(0.75)));
         assert_eq!(queue.scheduled_at(&2), None);
+        assert_eq!(queue.scheduled_at(&7), None);
         queue.cancel(&3);
         assert_eq!(queue.scheduled_at(&3), None);
     }
 
     #[test]
     fn schedule_no_later_keeps_the_earlier_time_in_either_class() {
-        let mut queue = EventQueue::with_classes(2, split_filing, 4);
-        for event in [1, 3] {
+        let mut queue = split_queue(4);
+        for event in [1, 3, 4] {
             queue.schedule_no_later(event, t(0.5)).unwrap();
             queue.schedule_no_later(event, t(0.75)).unwrap();
             assert_eq!(queue.scheduled_at(&event), Some(t(0.5)), "a later time leaves it alone");
             queue.schedule_no_later(event, t(0.25)).unwrap();
             assert_eq!(queue.scheduled_at(&event), Some(t(0.25)), "an earlier time moves it");
         }
-        assert_eq!(queue.len(), 2);
+        assert_eq!(queue.len(), 3);
         assert_eq!(queue.pop(), Some((1, t(0.25))), "ties pop in the order they were moved");
         assert_eq!(queue.pop(), Some((3, t(0.25))));
+        assert_eq!(queue.pop(), Some((4, t(0.25))));
     }
 
     #[test]
@@ -650,9 +734,10 @@ mod tests {
             // the same schedule / reschedule / cancel / pop / reverse-ties sequence on one heap
             // and on a dense and two sparse ones
             let mut one = EventQueue::new();
-            // keys divisible by 3 in the dense class (its position table grows from 2), the others
-            // in two sparse classes; dense index d in lane lanes[d] (3: none), if given
-            let mut split = EventQueue::with_classes(2, split_filing, 2);
+            // keys divisible by 4 in the dense class (its position table grows from 2), the others
+            // in two sparse classes and an indexed one; dense index d in lane lanes[d] (3: none),
+            // if given
+            let mut split = split_queue(2);
             for (d, &lane) in lanes.iter().enumerate() {
                 if lane < 3 {
                     split.assign_lane(d, lane);
@@ -669,7 +754,7 @@ mod tests {
                         split.reverse_ties();
                     }
                     _ => {
-                        prop_assert_eq!(one.peek().map(|(k, t)| (*k, t)), split.peek().map(|(k, t)| (*k, t)));
+                        prop_assert_eq!(one.peek(), split.peek());
                         prop_assert_eq!(one.pop(), split.pop());
                     }
                 }
