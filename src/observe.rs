@@ -23,8 +23,9 @@ pub enum EventKind {
     Layer,
     /// A separating-slab certificate failed (ACM §5.1): renewed, or layers activated.
     Certificate,
-    /// A broad-phase certificate failed: a primitive's hash-grid cells were re-covered (Phantom
-    /// §4), or a k-DOP front record was reconfirmed, descended or coarsened (ACM §5.5).
+    /// A broad-phase certificate failed: a vertex was re-anchored and its primitives' hash-grid
+    /// cells re-covered (Phantom §4), or a k-DOP front record was reconfirmed, descended or
+    /// coarsened (ACM §5.5).
     BroadPhase,
 }
 

@@ -2,15 +2,21 @@
 //! layers) at all. Either every candidate pair, for all time, the kinetic k-DOP hierarchy of
 //! ACM §5.5–5.6, or the kinetic hash grid of Phantom §4.
 //!
-//! On the hash grid each primitive keeps its *anchors*: where its vertices were when it was last
-//! covered. Its certificate fails when a vertex's vague tube may leave the ball of radius `slack`
-//! around its anchor. Until then every point of the primitive lies within `slack` of the anchored
-//! primitive (a point of it is a convex combination of the vertices), so two primitives whose
-//! anchored shapes are at least reach + 2·slack apart are at least the reach apart. A pair exists
-//! while its anchored shapes are closer than that; primitives closer than the reach always hold
-//! one. The grid ([`crate::kds::hash_grid`]) lists each primitive in the cells its *fat box*
-//! touches (the anchors' bounding box inflated by radius, half the reach and the slack), so two
-//! primitives that must hold a pair share a cell; their fat boxes are the cheap first test.
+//! On the hash grid each vertex keeps its *anchor*: where it was when it was last anchored. Its
+//! certificate fails when its vague tube may leave the ball of radius `slack` around the anchor;
+//! it is then re-anchored, and its primitives re-covered. Until then every point of a primitive
+//! lies within `slack` of its *anchored shape*, the shape on its vertices' anchors (a point of it
+//! is a convex combination of the vertices), so two primitives whose anchored shapes are at least
+//! reach + 2·slack apart are at least the reach apart. A pair exists while its anchored shapes are
+//! closer than that; primitives closer than the reach always hold one. The grid
+//! ([`crate::kds::hash_grid`]) lists each primitive in the cells its *fat box* touches (the
+//! anchors' bounding box inflated by radius, half the reach and the slack), so two primitives
+//! that must hold a pair share a cell; their fat boxes are the cheap first test.
+//!
+//! Anchors are kept per vertex rather than per primitive (Phantom §4 certifies primitives): a
+//! vertex is in a dozen primitives of a mesh, so this keeps one anchor instead of a dozen, one
+//! certificate in the event queue instead of a dozen, and one exit time to recompute when a kick
+//! re-centres the vertex's tube; a re-anchoring re-covers the vertex's primitives together.
 //!
 //! Primitives are the points, segments and triangles of the triangulated bodies and chains, and
 //! the spheres of particle bodies. The pair rule is the same for both: a triangle with a mesh point
@@ -168,10 +174,8 @@ struct Grid {
     /// and the slack. Two primitives whose fat boxes miss each other hold no pair; a primitive is
     /// listed in the cells its fat box touches.
     fat: Vec<StoredBox>,
-    /// Where each primitive's vertices were when it was last covered, in its vertex order:
-    /// primitive `i`'s are `anchors[first_anchor[i]..first_anchor[i + 1]]`.
+    /// Where each vertex was when it was last anchored.
     anchors: Vec<Vec3>,
-    first_anchor: Vec<u32>,
     /// Primitives with more than [`LARGE_CELLS`] cells, in increasing order.
     large: Vec<u32>,
     /// Half the contact reach: two primitives whose bounding boxes, each inflated by its radius
@@ -280,18 +284,10 @@ impl BroadPhase {
             BroadPhaseKind::AllPairs | BroadPhaseKind::Kdop => None,
             BroadPhaseKind::HashGrid { .. } => {
                 // built to their exact sizes: these are most of the grid's memory (`docs/performance.md`)
-                let mut first_anchor = Vec::with_capacity(primitives.len() + 1);
-                first_anchor.push(0);
-                for p in &primitives {
-                    first_anchor.push(first_anchor.last().copied().unwrap_or(0) + p.vertices().len() as u32);
-                }
-                let mut anchors = Vec::with_capacity(first_anchor.last().copied().unwrap_or(0) as usize);
-                anchors.extend(primitives.iter().flat_map(|p| p.vertices().iter().map(|&u| v.position(u))));
                 let mut grid = Grid {
                     grid: HashGrid::new(cell),
                     fat: Vec::with_capacity(primitives.len()),
-                    anchors,
-                    first_anchor,
+                    anchors: v.positions().to_vec(),
                     large: Vec::new(),
                     half_reach: 0.5 * reach,
                     slack,
@@ -299,7 +295,7 @@ impl BroadPhase {
                     visit: 0,
                 };
                 for (i, p) in primitives.iter().enumerate() {
-                    let fat = store_box(&grid.fat_box(p, grid.anchors(i as u32)));
+                    let fat = store_box(&grid.fat_box(p, &grid.anchored(p)));
                     grid.fat.push(fat);
                     grid.enter(i as u32, &grid.cells(i as u32));
                 }
@@ -380,7 +376,6 @@ impl BroadPhase {
             g.grid.heap_bytes()
                 + g.fat.capacity() * std::mem::size_of::<StoredBox>()
                 + g.anchors.capacity() * std::mem::size_of::<Vec3>()
-                + g.first_anchor.capacity() * 4
                 + g.large.capacity() * 4
                 + g.visited.capacity() * 4
         });
@@ -408,9 +403,10 @@ impl BroadPhase {
         self.primitives[i as usize].vertices()
     }
 
-    /// True if primitive `i` is on the hash grid and can move (so it has a certificate).
-    pub(super) fn is_kinetic(&self, i: u32) -> bool {
-        self.grid.is_some() && !self.primitives[i as usize].fixed
+    /// True if vertex `u` is on the hash grid and can move (so it has a certificate): it is in a
+    /// primitive that is not fixed.
+    pub(super) fn is_kinetic(&self, u: VertexId) -> bool {
+        self.grid.is_some() && self.primitives_of(u).iter().any(|&i| !self.primitives[i as usize].fixed)
     }
 
     /// The contact pair between primitives `i` < `j`, if they form one.
@@ -490,77 +486,120 @@ impl BroadPhase {
         self.grid.as_ref().is_none_or(|g| g.near(&self.primitives, i, j))
     }
 
-    /// Primitive `i`'s certificate failed at `t` (its vertices' tubes from `t`: `tubes`): re-anchor
-    /// and re-cover it. Returns the primitives it is now near and was not before (`gained`), those
-    /// it was near and no longer is (`lost`), each sorted, and its next failure time.
-    pub(super) fn recover(
-        &mut self,
-        i: u32,
-        t: Real,
-        model: &Model,
-        tubes: &[VagueTrajectory],
-    ) -> (Vec<u32>, Vec<u32>, Real) {
-        let grid = self.grid.as_mut().expect("grid events exist only with a hash grid");
-        let primitives = &self.primitives;
-        let p = &primitives[i as usize];
-        let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells(i));
-        let old_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
-        let first = grid.first_anchor[i as usize] as usize;
-        for (k, &u) in p.vertices().iter().enumerate() {
-            grid.anchors[first + k] = model.vertices.position_at(u, t);
+    /// Vertex `u`'s certificate failed at `t` (its tube from `t`: `tube`): re-anchor it and
+    /// re-cover its primitives.
+    pub(super) fn reanchor(&mut self, u: VertexId, t: Real, model: &Model, tube: &VagueTrajectory) -> Reanchored {
+        let BroadPhase { primitives, of_vertex, first_of_vertex, grid, .. } = self;
+        let grid = grid.as_mut().expect("grid events exist only with a hash grid");
+        let old_anchor = grid.anchors[u.index()];
+        grid.anchors[u.index()] = model.vertices.position_at(u, t);
+        // re-cover each primitive on `u`, keeping what it was
+        let mine = &of_vertex[first_of_vertex[u.index()] as usize..first_of_vertex[u.index() + 1] as usize];
+        let mut moved: SmallVec<[Moved; 16]> = SmallVec::new();
+        for &i in mine {
+            let p = &primitives[i as usize];
+            let new_anchors = grid.anchored(p);
+            let old_anchors =
+                p.vertices().iter().zip(&new_anchors).map(|(&w, &x)| if w == u { old_anchor } else { x }).collect();
+            let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells(i));
+            grid.fat[i as usize] = store_box(&grid.fat_box(p, &new_anchors));
+            let (new_fat, new_cells) = (grid.fat[i as usize], grid.cells(i));
+            if new_cells != old_cells {
+                grid.leave(i, &old_cells);
+                grid.enter(i, &new_cells);
+            }
+            moved.push(Moved { i, old_anchors, new_anchors, old_fat, new_fat, old_cells, new_cells });
         }
-        let new_anchors: SmallVec<[Vec3; 3]> = grid.anchors(i).into();
-        grid.fat[i as usize] = store_box(&grid.fat_box(p, &new_anchors));
-        let (new_fat, new_cells) = (grid.fat[i as usize], grid.cells(i));
-        if new_cells != old_cells {
-            grid.leave(i, &old_cells);
-            grid.enter(i, &new_cells);
+        // a primitive another one gained or lost has a fat box touching its new or old one, so it
+        // is listed in a cell of their union (or on the large list): one scan of the cells the
+        // union's box touches tests each candidate once against every primitive on `u` (whose
+        // cells mostly coincide). A candidate on `u` shares a vertex with them: never a pair
+        let (mut gained, mut lost) = (Vec::new(), Vec::new());
+        let Some(first) = moved.first() else {
+            return Reanchored { gained, lost, exit: self.exit(u, t, tube) };
+        };
+        let mut union = (first.old_cells, first.old_fat);
+        for m in &moved {
+            for (cells, fat) in [(m.old_cells, m.old_fat), (m.new_cells, m.new_fat)] {
+                union.0 = CellBox {
+                    lo: std::array::from_fn(|c| union.0.lo[c].min(cells.lo[c])),
+                    hi: std::array::from_fn(|c| union.0.hi[c].max(cells.hi[c])),
+                };
+                union.1 = std::array::from_fn(|c| if c < 3 { union.1[c].min(fat[c]) } else { union.1[c].max(fat[c]) });
+            }
         }
-        // a primitive it gained or lost has a fat box touching the new or the old one, so it is
-        // listed in one of their cells (or on the large list); each is tested once
         let visit = grid.next_visit();
         let bound = grid.near_bound();
-        let Grid { grid: hash, fat, anchors, first_anchor, large, visited, .. } = grid;
-        let (mut gained, mut lost) = (Vec::new(), Vec::new());
+        let Grid { grid: hash, fat, anchors, large, visited, .. } = &mut *grid;
         let mut test = |j: u32| {
-            if j == i || std::mem::replace(&mut visited[j as usize], visit) == visit {
+            if std::mem::replace(&mut visited[j as usize], visit) == visit {
                 return;
             }
             let other = &fat[j as usize];
-            let (now_box, before_box) = (boxes_overlap(&new_fat, other), boxes_overlap(&old_fat, other));
-            if !now_box && !before_box {
+            if !boxes_overlap(&union.1, other) {
                 return;
             }
             let q = &primitives[j as usize];
-            let xq = &anchors[first_anchor[j as usize] as usize..first_anchor[j as usize + 1] as usize];
-            let now = now_box && anchored_near(p, &new_anchors, q, xq, bound);
-            let before = before_box && anchored_near(p, &old_anchors, q, xq, bound);
-            if now && !before {
-                gained.push(j);
-            } else if before && !now {
-                lost.push(j);
+            if q.vertices().contains(&u) {
+                return;
+            }
+            let xq: SmallVec<[Vec3; 3]> = q.vertices().iter().map(|w| anchors[w.index()]).collect();
+            for m in &moved {
+                let (now_box, before_box) = (boxes_overlap(&m.new_fat, other), boxes_overlap(&m.old_fat, other));
+                if !now_box && !before_box {
+                    continue;
+                }
+                let p = &primitives[m.i as usize];
+                let now = now_box && anchored_near(p, &m.new_anchors, q, &xq, bound);
+                let before = before_box && anchored_near(p, &m.old_anchors, q, &xq, bound);
+                if now && !before {
+                    gained.push((m.i.min(j), m.i.max(j)));
+                } else if before && !now {
+                    lost.push((m.i.min(j), m.i.max(j)));
+                }
             }
         };
-        if old_cells.len() > LARGE_CELLS || new_cells.len() > LARGE_CELLS {
+        if union.0.len() > LARGE_CELLS {
             (0..fat.len() as u32).for_each(&mut test);
         } else {
-            for cell in old_cells.cells().chain(new_cells.cells().filter(|c| !old_cells.contains(c))) {
+            for cell in union.0.cells() {
                 hash.occupants(&cell).iter().for_each(|&j| test(j));
             }
             large.iter().for_each(|&j| test(j));
         }
         gained.sort_unstable();
         lost.sort_unstable();
-        (gained, lost, self.exit(i, t, tubes))
+        Reanchored { gained, lost, exit: self.exit(u, t, tube) }
     }
 
-    /// When one of primitive `i`'s vertices (tubes from `t`, in its vertex order) may first get
-    /// farther than the slack from its anchor, s (+∞: never).
-    pub(super) fn exit(&self, i: u32, t: Real, tubes: &[VagueTrajectory]) -> Real {
+    /// When vertex `u` (its tube from `t`) may first get farther than the slack from its anchor,
+    /// s (+∞: never).
+    pub(super) fn exit(&self, u: VertexId, t: Real, tube: &VagueTrajectory) -> Real {
         let grid = self.grid.as_ref().expect("only with a hash grid");
-        let first = tubes.iter().zip(grid.anchors(i)).map(|(tube, anchor)| tube.ball_exit_time(anchor, grid.slack));
-        t + first.fold(Real::INFINITY, Real::min)
+        t + tube.ball_exit_time(&grid.anchors[u.index()], grid.slack)
     }
+}
+
+/// What re-anchoring a vertex changed ([`BroadPhase::reanchor`]).
+pub(super) struct Reanchored {
+    /// The primitive pairs (i < j) now near that were not, sorted.
+    pub(super) gained: Vec<(u32, u32)>,
+    /// The primitive pairs (i < j) near before that no longer are, sorted.
+    pub(super) lost: Vec<(u32, u32)>,
+    /// The vertex's next failure time, s (+∞: never).
+    pub(super) exit: Real,
+}
+
+/// A primitive re-covered when one of its vertices was re-anchored: its anchors, fat box and
+/// cells before and after.
+struct Moved {
+    i: u32,
+    old_anchors: SmallVec<[Vec3; 3]>,
+    new_anchors: SmallVec<[Vec3; 3]>,
+    old_fat: StoredBox,
+    new_fat: StoredBox,
+    old_cells: CellBox,
+    new_cells: CellBox,
 }
 
 impl Grid {
@@ -593,9 +632,9 @@ impl Grid {
         }
     }
 
-    /// Primitive `i`'s anchors.
-    fn anchors(&self, i: u32) -> &[Vec3] {
-        &self.anchors[self.first_anchor[i as usize] as usize..self.first_anchor[i as usize + 1] as usize]
+    /// The anchors of primitive `p`'s vertices, in its vertex order.
+    fn anchored(&self, p: &Primitive) -> SmallVec<[Vec3; 3]> {
+        p.vertices().iter().map(|u| self.anchors[u.index()]).collect()
     }
 
     /// The cells primitive `i`'s fat box touches: where it is listed.
@@ -613,14 +652,9 @@ impl Grid {
     /// True while primitives `i` and `j` must hold a pair: their fat boxes overlap and their
     /// anchored shapes are nearer than [`Grid::near_bound`].
     fn near(&self, primitives: &[Primitive], i: u32, j: u32) -> bool {
+        let (a, b) = (&primitives[i as usize], &primitives[j as usize]);
         boxes_overlap(&self.fat[i as usize], &self.fat[j as usize])
-            && anchored_near(
-                &primitives[i as usize],
-                self.anchors(i),
-                &primitives[j as usize],
-                self.anchors(j),
-                self.near_bound(),
-            )
+            && anchored_near(a, &self.anchored(a), b, &self.anchored(b), self.near_bound())
     }
 
     /// The fat box of primitive `p` anchored at `anchors`: their bounding box inflated by its
@@ -703,12 +737,17 @@ mod tests {
     use super::*;
     use crate::model::{Body, BodyKind};
 
-    /// The spheres (radius `r`) whose anchored centres are nearer to sphere `i`'s than 2·`r` +
-    /// reach + 2·slack, found by testing every one with the distance of centres.
-    fn overlapping(grid: &Grid, i: u32, r: Real) -> Vec<u32> {
+    /// The pairs (i < j) of spheres (radius `r`) with sphere `i` whose anchored centres are
+    /// nearer than 2·`r` + reach + 2·slack, found by testing every one with the distance of
+    /// centres.
+    fn overlapping(broad: &BroadPhase, i: u32, r: Real) -> Vec<(u32, u32)> {
+        let grid = broad.grid.as_ref().unwrap();
         let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
-        let centre = |j: u32| grid.anchors[grid.first_anchor[j as usize] as usize];
-        (0..grid.fat.len() as u32).filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound).collect()
+        let centre = |j: u32| grid.anchors[broad.primitives[j as usize].vertices()[0].index()];
+        (0..grid.fat.len() as u32)
+            .filter(|&j| j != i && (centre(j) - centre(i)).norm() < bound)
+            .map(|j| (i.min(j), i.max(j)))
+            .collect()
     }
 
     #[test]
@@ -722,8 +761,8 @@ mod tests {
         assert_eq!((triangle.radius(), triangle.vertices()), (0.0, &[VertexId(1), VertexId(2), VertexId(3)][..]));
     }
 
-    /// A re-cover's gained and lost lists are the change of the brute-force set of near spheres, across
-    /// cell changes and across the wrap-around of the visit stamps.
+    /// A re-anchoring's gained and lost lists are the change of the brute-force set of near
+    /// spheres, across cell changes and across the wrap-around of the visit stamps.
     #[test]
     fn a_recover_gains_and_loses_what_testing_every_primitive_finds() {
         // 64 spheres on a jittered lattice, with scattered velocities
@@ -751,21 +790,70 @@ mod tests {
         for step in 1..=200 {
             let t = 0.005 * step as Real;
             let i = (step * 37 % n) as u32;
-            let before = overlapping(broad.grid.as_ref().unwrap(), i, 0.05);
-            let tubes: Vec<VagueTrajectory> = broad.primitives[i as usize]
-                .vertices()
-                .iter()
-                .map(|&u| VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u)))
-                .collect();
-            let (gained, lost, _) = broad.recover(i, t, &model, &tubes);
-            let after = overlapping(broad.grid.as_ref().unwrap(), i, 0.05);
-            let expected_gained: Vec<u32> = after.iter().copied().filter(|j| !before.contains(j)).collect();
-            let expected_lost: Vec<u32> = before.iter().copied().filter(|j| !after.contains(j)).collect();
+            let u = broad.primitives[i as usize].vertices()[0];
+            let before = overlapping(&broad, i, 0.05);
+            let tube = VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u));
+            let Reanchored { gained, lost, exit } = broad.reanchor(u, t, &model, &tube);
+            assert!(exit > t, "step {step}: a re-anchored vertex is inside its ball");
+            let after = overlapping(&broad, i, 0.05);
+            let expected_gained: Vec<(u32, u32)> = after.iter().copied().filter(|j| !before.contains(j)).collect();
+            let expected_lost: Vec<(u32, u32)> = before.iter().copied().filter(|j| !after.contains(j)).collect();
             assert_eq!(gained, expected_gained, "step {step}: gained");
             assert_eq!(lost, expected_lost, "step {step}: lost");
             (gains, losses) = (gains + gained.len(), losses + lost.len());
         }
         assert!(broad.grid.as_ref().unwrap().visit < 1000, "the stamps wrapped around");
         assert!(gains > 10 && losses > 10, "the spheres met and parted: {gains} gained, {losses} lost");
+    }
+
+    /// On meshes a vertex is in several primitives: after every re-anchoring, the pairs kept up
+    /// to date by the gained and lost lists are those that testing every primitive pair finds.
+    #[test]
+    fn re_anchoring_mesh_vertices_keeps_the_near_pairs_of_testing_every_pair() {
+        // two 5×5 sheets 4 mm apart, each vertex with its own velocity
+        let sheet = crate::mesh::grid([0.04, 0.04], [4, 4]).unwrap();
+        let mut model = Model::new();
+        for (name, dz) in [("low", 0.0), ("high", 0.004)] {
+            let positions: Vec<Vec3> = sheet.positions.iter().map(|x| x + Vec3::z() * dz).collect();
+            let velocities: Vec<Vec3> = (0..positions.len())
+                .map(|k| {
+                    let k = k as Real + 10.0 * dz;
+                    Vec3::new((k * 2.3).sin(), (k * 0.9).cos(), 0.5 * (k * 1.7).sin()) * 0.05
+                })
+                .collect();
+            let masses = vec![1.0; positions.len()];
+            let body = Body::new(name, BodyKind::Shell { triangles: sheet.triangles.clone() });
+            model.add_body(body, &positions, &velocities, &masses);
+        }
+        let kind = BroadPhaseKind::HashGrid { cell_size: Some(0.012) };
+        let mut broad = BroadPhase::new(&model, kind, 0.003, 0.0, Some(0.001));
+        let every_near_pair = |broad: &BroadPhase| -> Vec<(u32, u32)> {
+            let n = broad.len() as u32;
+            let grid = broad.grid.as_ref().unwrap();
+            (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| broad.pair_kind(i, j).is_some() && grid.near(&broad.primitives, i, j))
+                .collect()
+        };
+        let mut kept: std::collections::BTreeSet<(u32, u32)> = broad.initial_pairs().into_iter().collect();
+        assert_eq!(kept.iter().copied().collect::<Vec<_>>(), every_near_pair(&broad));
+        let (mut gains, mut losses) = (0, 0);
+        for step in 1..=150 {
+            let t = 0.01 * step as Real;
+            let u = VertexId((step * 7 % model.vertices.len()) as u32);
+            let tube = VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u));
+            let change = broad.reanchor(u, t, &model, &tube);
+            for pair in &change.lost {
+                assert!(kept.remove(pair), "step {step}: lost {pair:?}, which was not near");
+            }
+            for &pair in &change.gained {
+                if broad.pair_kind(pair.0, pair.1).is_some() {
+                    assert!(kept.insert(pair), "step {step}: gained {pair:?}, which was near already");
+                }
+            }
+            assert_eq!(kept.iter().copied().collect::<Vec<_>>(), every_near_pair(&broad), "step {step}");
+            (gains, losses) = (gains + change.gained.len(), losses + change.lost.len());
+        }
+        assert!(gains > 10 && losses > 10, "the sheets' primitives met and parted: {gains} gained, {losses} lost");
     }
 }

@@ -373,7 +373,7 @@ pub enum Schedule {
     /// event key) at this time, replacing any pending one.
     Impact(PairId, Time),
     /// (Re)schedule a broad-phase certificate at this time, replacing any pending one: a
-    /// primitive's hash-grid certificate, or a k-DOP front record's.
+    /// vertex's hash-grid certificate, or a k-DOP front record's.
     BroadPhase(u32, Time),
     /// The broad-phase certificate is gone (a k-DOP front record was removed, or its certificate
     /// no longer fails): drop its pending event.
@@ -450,8 +450,6 @@ pub struct ContactManager {
     partners: Vec<ThinVec<(u32, PairId)>>,
     /// The length constraints of inextensible edges ([`Between::Length`]).
     lengths: Vec<PairKind>,
-    /// Stamp of the last kick that rescheduled each primitive's grid certificate (0: none yet).
-    primitive_stamp: Vec<u32>,
     /// Pairs made and removed by the broad phase after the start, and the most alive at once.
     pairs_created: u64,
     pairs_removed: u64,
@@ -506,7 +504,6 @@ impl ContactManager {
             pairs: PairStore::default(),
             partners: vec![ThinVec::new(); broad.len()],
             lengths: Vec::new(),
-            primitive_stamp: vec![0; broad.len()],
             broad,
             pairs_created: 0,
             pairs_removed: 0,
@@ -688,8 +685,7 @@ impl ContactManager {
             partner_lists: self.partners.capacity() * std::mem::size_of::<ThinVec<(u32, PairId)>>()
                 + self.partners.iter().map(thin_vec_bytes).sum::<usize>()
                 + (self.lengths_of_vertex.capacity() + self.first_length.capacity()) * 4,
-            vague_tubes: self.reference_velocity.capacity() * std::mem::size_of::<Vec3>()
-                + self.primitive_stamp.capacity() * std::mem::size_of::<u32>(),
+            vague_tubes: self.reference_velocity.capacity() * std::mem::size_of::<Vec3>(),
             primitives,
             broad_phase: structure,
             queued_events: 0,
@@ -827,9 +823,9 @@ impl ContactManager {
                 return Err(StartError { vertices: kind.vertices().iter().map(|u| u.0).collect(), gap, thickness });
             }
         }
-        for i in 0..self.broad.len() as u32 {
-            if self.broad.is_kinetic(i) {
-                self.schedule_grid(i, Time::ZERO, model, &mut out);
+        for u in 0..model.vertices.len() as u32 {
+            if self.broad.is_kinetic(VertexId(u)) {
+                self.schedule_grid(VertexId(u), Time::ZERO, model, &mut out);
             }
         }
         for (id, at) in self.broad.take_kdop_start() {
@@ -838,13 +834,13 @@ impl ContactManager {
         Ok(out)
     }
 
-    /// A broad-phase certificate failed at `t`: primitive `id`'s grid certificate
+    /// A broad-phase certificate failed at `t`: vertex `id`'s grid certificate
     /// (Phantom §4) or k-DOP front record `id`'s (ACM §5.5).
     pub fn broad_phase_event(&mut self, id: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         if self.broad.is_kdop() {
             self.kdop_event(id, t, model)
         } else {
-            self.grid_event(id, t, model)
+            self.grid_event(VertexId(id), t, model)
         }
     }
 
@@ -913,38 +909,35 @@ impl ContactManager {
         Ok(())
     }
 
-    /// Primitive `i`'s hash-grid certificate failed at `t` (Phantom §4): it is re-anchored; pairs
-    /// with primitives it is now near are made and certified, pairs with primitives it is no
-    /// longer near are removed (unless a layer is still active: then the pair goes
-    /// when its last layer retires).
-    fn grid_event(&mut self, i: u32, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+    /// Vertex `u`'s hash-grid certificate failed at `t` (Phantom §4): it is re-anchored and its
+    /// primitives re-covered; pairs of primitives now near are made and certified, pairs no longer
+    /// near are removed (unless a layer is still active: then the pair goes when its last layer
+    /// retires).
+    fn grid_event(&mut self, u: VertexId, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
         let mut out = Vec::new();
-        let (tubes, next_change) = self.primitive_tubes(i, t, model);
-        let (gained, lost, exit) = self.broad.recover(i, t.seconds(), model, &tubes);
-        let ordered = |j: u32| (i.min(j), i.max(j));
-        self.follow_broad_phase(lost.into_iter().map(ordered), gained.into_iter().map(ordered), t, model, &mut out)?;
-        self.request_grid(i, exit.min(next_change), &mut out);
+        let (tube, next_change) = self.vertex_tube_at(u, t, model);
+        let change = self.broad.reanchor(u, t.seconds(), model, &tube);
+        self.follow_broad_phase(change.lost, change.gained, t, model, &mut out)?;
+        self.request_grid(u, change.exit.min(next_change), &mut out);
         Ok(out)
     }
 
-    /// The vague tubes of primitive `i`'s vertices from `t`, and the next change of a scripted
-    /// velocity among them.
-    fn primitive_tubes(&self, i: u32, t: Time, model: &Model) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
-        let vertices = self.broad.vertices(i);
-        let x: SmallVec<[Vec3; 4]> = vertices.iter().map(|&u| model.vertices.position_at(u, t.seconds())).collect();
-        self.tubes_for(vertices, &x, t, model)
+    /// The vague tube of vertex `u` from `t`, and the next change of its scripted velocity.
+    fn vertex_tube_at(&self, u: VertexId, t: Time, model: &Model) -> (VagueTrajectory, Real) {
+        let x = model.vertices.position_at(u, t.seconds());
+        vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x, t.seconds())
     }
 
-    /// Asks the queue for primitive `i`'s grid certificate at its exit time from `t`.
-    fn schedule_grid(&mut self, i: u32, t: Time, model: &Model, out: &mut Vec<Schedule>) {
-        let (tubes, next_change) = self.primitive_tubes(i, t, model);
-        let exit = self.broad.exit(i, t.seconds(), &tubes);
-        self.request_grid(i, exit.min(next_change), out);
+    /// Asks the queue for vertex `u`'s grid certificate at its exit time from `t`.
+    fn schedule_grid(&mut self, u: VertexId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
+        let (tube, next_change) = self.vertex_tube_at(u, t, model);
+        let exit = self.broad.exit(u, t.seconds(), &tube);
+        self.request_grid(u, exit.min(next_change), out);
     }
 
-    fn request_grid(&self, i: u32, at: Real, out: &mut Vec<Schedule>) {
+    fn request_grid(&self, u: VertexId, at: Real, out: &mut Vec<Schedule>) {
         if at.is_finite() {
-            out.push(Schedule::BroadPhase(i, Time::new(at).expect("finite")));
+            out.push(Schedule::BroadPhase(u.0, Time::new(at).expect("finite")));
         }
     }
 
@@ -1359,8 +1352,8 @@ impl ContactManager {
         Ok(LayerOutcome { tick, period: h, kicked })
     }
 
-    /// A stamp no pair or primitive carries: the next one, or after `u32::MAX` kicks 1 again with
-    /// every stamp cleared (a stamp is 4 bytes per pair instead of 8).
+    /// A stamp no pair carries: the next one, or after `u32::MAX` kicks 1 again with every stamp
+    /// cleared (a stamp is 4 bytes per pair instead of 8).
     fn next_stamp(&mut self) -> u32 {
         self.stamp = match self.stamp.checked_add(1) {
             Some(stamp) => stamp,
@@ -1368,7 +1361,6 @@ impl ContactManager {
                 for pair in self.pairs.values_mut() {
                     pair.stamp = 0;
                 }
-                self.primitive_stamp.fill(0);
                 1
             }
         };
@@ -1416,12 +1408,8 @@ impl ContactManager {
                 let k = self.lengths_of(u)[n];
                 self.recertify_once(k, stamp, t, model, out)?;
             }
-            for i in 0..self.broad.primitives_of(u).len() {
-                let p = self.broad.primitives_of(u)[i];
-                if self.primitive_stamp[p as usize] != stamp && self.broad.is_kinetic(p) {
-                    self.primitive_stamp[p as usize] = stamp;
-                    self.schedule_grid(p, t, model, out);
-                }
+            if self.broad.is_kinetic(u) {
+                self.schedule_grid(u, t, model, out);
             }
             if self.broad.is_kdop() {
                 let velocity = self.reference_velocity[u.index()];
@@ -1753,27 +1741,24 @@ mod tests {
     }
 
     #[test]
-    fn the_stamp_wrap_clears_the_primitives_stamps_too() {
-        // two spheres 0.08 m apart on a hash grid; both primitives' grid certificates were
-        // rescheduled by stamp 1 long ago, and the next kick wraps the stamp to 1
+    fn a_kick_out_of_the_tube_reschedules_that_vertex_s_grid_certificate_only() {
+        // two spheres 0.08 m apart on a hash grid: each vertex has a grid certificate
         let mut model = two_spheres_apart(0.28);
         let grid = ContactSettings { broad_phase: BroadPhaseKind::HashGrid { cell_size: None }, ..settings() };
         let mut manager = ContactManager::new(&model, grid);
-        manager.start(&model).unwrap();
+        let start = manager.start(&model).unwrap();
         assert_eq!(manager.pairs.len(), 1, "the spheres are near");
-        manager.primitive_stamp.fill(1);
-        manager.stamp = u32::MAX;
-        model.vertices.kick(VertexId(0), Vec3::x() * 2.0); // −2 m/s: apart
-        model.vertices.kick(VertexId(1), Vec3::x() * -2.0);
+        for u in [0, 1] {
+            assert!(start.iter().any(|s| matches!(s, Schedule::BroadPhase(q, _) if *q == u)), "vertex {u}: {start:?}");
+        }
+        // sphere 0 leaves its tube (2 m/s), sphere 1 stays in it (a tenth of the tolerance)
+        model.vertices.kick(VertexId(0), Vec3::x() * 2.0);
+        model.vertices.kick(VertexId(1), Vec3::x() * (0.1 * manager.settings.tolerance));
         let mut out = Vec::new();
         manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
-        assert_eq!(manager.stamp, 1);
-        for p in [0, 1] {
-            assert!(
-                out.iter().any(|s| matches!(s, Schedule::BroadPhase(q, _) if *q == p)),
-                "primitive {p}'s grid certificate was not rescheduled: {out:?}"
-            );
-        }
+        let rescheduled: Vec<u32> =
+            out.iter().filter_map(|s| if let Schedule::BroadPhase(u, _) = s { Some(*u) } else { None }).collect();
+        assert_eq!(rescheduled, [0], "{out:?}");
     }
 
     #[test]

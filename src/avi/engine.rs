@@ -43,14 +43,14 @@ pub enum EventKey {
     Layer(PairId, u32),
     /// The failure of a pair's separating-slab certificate.
     Certificate(PairId),
-    /// The failure of a broad-phase certificate: a primitive's hash-grid certificate (Phantom §4)
+    /// The failure of a broad-phase certificate: a vertex's hash-grid certificate (Phantom §4)
     /// or a k-DOP front record's (ACM §5.5).
     BroadPhase(u32),
 }
 
 /// The queue's classes ([`EventQueue::with_classes`]): force ticks and frames fire most often and
 /// sit in the dense class (the frame at index 0, potential `i` at `i + 1`); slab certificates and
-/// first-layer ticks (both by pair handle) and broad-phase certificates (by primitive or front
+/// first-layer ticks (both by pair handle) and broad-phase certificates (by vertex or front
 /// record) each have an indexed class, 24 bytes per entry; the deeper layers, which few pairs
 /// reach, sit in the sparse class. The pop order is that of a single heap.
 const SPARSE_EVENT_CLASSES: usize = 1;
@@ -536,9 +536,9 @@ impl AviEngine {
 }
 
 impl AviEngine {
-    /// A broad-phase certificate failed: a primitive's hash-grid cells are re-covered (Phantom §4)
-    /// or a k-DOP front record is reconfirmed, descended or coarsened (ACM §5.5), and the pairs
-    /// gained or lost made or removed.
+    /// A broad-phase certificate failed: a vertex is re-anchored and its primitives' hash-grid
+    /// cells re-covered (Phantom §4), or a k-DOP front record is reconfirmed, descended or
+    /// coarsened (ACM §5.5), and the pairs gained or lost made or removed.
     fn fail_broad_phase(&mut self, id: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
         let contact = self.contact.as_mut().expect("broad-phase events exist only with contact");
         let requests = contact.broad_phase_event(id, t, model).map_err(SimulationError::Contact)?;
