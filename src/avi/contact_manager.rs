@@ -238,15 +238,16 @@ enum Guard {
     Impact,
 }
 
-/// One contact pair: its active layers' clocks and its certificate, in 40 bytes (a pair record
+/// One contact pair: its active layers' clocks and its certificate, in 32 bytes (a pair record
 /// is most of the contact bookkeeping; `docs/performance.md`).
 #[derive(Debug)]
 struct Pair {
     /// What the pair is between; its [`PairKind`] follows ([`ContactManager::kind_of`]).
     between: PackedBetween,
     /// Stamp of the last kick that re-certified this pair (one re-certification per kick; 0:
-    /// none yet).
-    stamp: u32,
+    /// none yet). Two bytes: the stamps wrap every 65 535 kicks that leave a tube
+    /// ([`ContactManager::next_stamp`]).
+    stamp: u16,
     /// The certificate that layer n + 1 is inactive.
     guard: Guard,
     /// Clocks of layers 1..=n (index l − 1), on multiples of h(l) from t = 0 (the broken
@@ -256,10 +257,6 @@ struct Pair {
     /// The direction of a [`Guard::Slab`]'s slab (stale otherwise). Its planes are not kept: a
     /// re-certification centres the slab between the sides' current supports along it.
     direction: SlabDirection,
-    /// No earlier than the pair's queued certificate event (+∞ if none is queued), in single
-    /// precision rounded up, which fits the record's padding: a new failure time at or after it
-    /// leaves the queue alone without asking it (the event fires early, which is safe).
-    due_bound: f32,
 }
 
 /// What a pair is between.
@@ -447,7 +444,7 @@ pub struct ContactManager {
     /// For each primitive, its pairs and the primitives they are with (a thin vector: most
     /// primitives touch nothing). A vertex's pairs are those of its primitives, each found once
     /// (the two sides of a pair share no vertex); a pair is found from either of its primitives.
-    partners: Vec<ThinVec<(u32, PairId)>>,
+    partners: Vec<ThinVec<PairId>>,
     /// The length constraints of inextensible edges ([`Between::Length`]).
     lengths: Vec<PairKind>,
     /// Pairs made and removed by the broad phase after the start, and the most alive at once.
@@ -466,9 +463,9 @@ pub struct ContactManager {
     /// velocity stays within ε of v₀; a kick that leaves the tube re-centres it and re-certifies
     /// the vertex's pairs.
     reference_velocity: Vec<Vec3>,
-    /// Stamp of the last kick ([`ContactManager::after_kick`]); pairs and primitives it
-    /// re-certified carry it. Wraps to 1 after `u32::MAX`, clearing every stamp.
-    stamp: u32,
+    /// Stamp of the last kick that left a tube ([`ContactManager::after_kick`]); pairs it
+    /// re-certified carry it. Wraps to 1 after `u16::MAX`, clearing every stamp.
+    stamp: u16,
     /// Deepest layer ever activated.
     deepest_layer: u32,
     /// Smallest gap seen at a layer or certificate event, m.
@@ -566,7 +563,8 @@ impl ContactManager {
 
     /// The pair of primitives `i` and `j`, if they have one.
     fn pair_between(&self, i: u32, j: u32) -> Option<PairId> {
-        self.partners[i as usize].iter().find(|&&(other, _)| other == j).map(|&(_, k)| k)
+        let between = PackedBetween::new(Between::Primitives(i.min(j), i.max(j)));
+        self.partners[i as usize].iter().copied().find(|&k| self.pairs[k].between == between)
     }
 
     /// Adds a pair (no layers, no certificate yet) to the pair list and, between primitives, to
@@ -578,11 +576,10 @@ impl ContactManager {
             guard: Guard::None,
             layers: ThinVec::new(),
             direction: SlabDirection::default(),
-            due_bound: f32::INFINITY,
         });
         if let Between::Primitives(i, j) = between {
-            self.partners[i as usize].push((j, k));
-            self.partners[j as usize].push((i, k));
+            self.partners[i as usize].push(k);
+            self.partners[j as usize].push(k);
         }
         self.peak_pairs = self.peak_pairs.max(self.pairs.len());
         k
@@ -631,7 +628,7 @@ impl ContactManager {
         if let Between::Primitives(i, j) = pair.between.get() {
             for p in [i, j] {
                 let list = &mut self.partners[p as usize];
-                if let Some(at) = list.iter().position(|&(_, q)| q == k) {
+                if let Some(at) = list.iter().position(|&q| q == k) {
                     list.swap_remove(at);
                 }
                 // give back what a crowded moment left: an empty list frees its allocation, and a
@@ -682,7 +679,7 @@ impl ContactManager {
             pair_records: self.pairs.capacity() * PairStore::<Pair>::SLOT_BYTES,
             layer_clocks: self.pairs.values().map(|p| thin_vec_bytes(&p.layers)).sum::<usize>()
                 + self.restarts.capacity() * (std::mem::size_of::<((PairId, u32), Restart)>() + 1),
-            partner_lists: self.partners.capacity() * std::mem::size_of::<ThinVec<(u32, PairId)>>()
+            partner_lists: self.partners.capacity() * std::mem::size_of::<ThinVec<PairId>>()
                 + self.partners.iter().map(thin_vec_bytes).sum::<usize>()
                 + (self.lengths_of_vertex.capacity() + self.first_length.capacity()) * 4,
             vague_tubes: self.reference_velocity.capacity() * std::mem::size_of::<Vec3>(),
@@ -961,7 +958,6 @@ impl ContactManager {
         let mut out = Vec::new();
         let k = pair;
         self.pairs[k].guard = Guard::None;
-        self.pairs[k].due_bound = f32::INFINITY; // its event was just popped
         self.certify(k, t, model, &mut out)?;
         Ok(out)
     }
@@ -1081,18 +1077,12 @@ impl ContactManager {
         }
     }
 
-    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never), unless its
-    /// event is known to be due no later. The queue too keeps an event already due no later
-    /// ([`Schedule::Certificate`]).
+    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never); the queue
+    /// keeps an event already due no later ([`Schedule::Certificate`]).
     fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
-        let pair = &mut self.pairs[k];
-        if !failure.is_finite() || Real::from(pair.due_bound) <= failure {
-            return;
+        if failure.is_finite() {
+            out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
         }
-        let rounded = failure as f32;
-        let up = if Real::from(rounded) < failure { rounded.next_up() } else { rounded };
-        pair.due_bound = pair.due_bound.min(up);
-        out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
     }
 
     /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
@@ -1352,9 +1342,10 @@ impl ContactManager {
         Ok(LayerOutcome { tick, period: h, kicked })
     }
 
-    /// A stamp no pair carries: the next one, or after `u32::MAX` kicks 1 again with every stamp
-    /// cleared (a stamp is 4 bytes per pair instead of 8).
-    fn next_stamp(&mut self) -> u32 {
+    /// A stamp no pair carries: the next one, or after `u16::MAX` of them 1 again with every
+    /// stamp cleared (a stamp is 2 bytes per pair; one is taken per kick that leaves a tube, and
+    /// clearing every pair's once per 65 535 of them costs less than a wider stamp's bytes).
+    fn next_stamp(&mut self) -> u16 {
         self.stamp = match self.stamp.checked_add(1) {
             Some(stamp) => stamp,
             None => {
@@ -1377,7 +1368,6 @@ impl ContactManager {
         model: &Model,
         out: &mut Vec<Schedule>,
     ) -> Result<(), ContactError> {
-        let stamp = self.next_stamp();
         let v = &model.vertices;
         // first re-centre every tube that was left, then re-certify: a pair with two kicked
         // vertices must see both new references
@@ -1394,13 +1384,17 @@ impl ContactManager {
             self.reference_velocity[u.index()] = velocity;
             moved.push(u);
         }
+        if moved.is_empty() {
+            return Ok(());
+        }
+        let stamp = self.next_stamp();
         for u in moved {
             // the pairs u's stencil is in: its primitives' pairs, then its length constraints
             // (re-certifying adds and removes no pair, so the lists hold still)
             for n in 0..self.broad.primitives_of(u).len() {
                 let p = self.broad.primitives_of(u)[n] as usize;
                 for m in 0..self.partners[p].len() {
-                    let k = self.partners[p][m].1;
+                    let k = self.partners[p][m];
                     self.recertify_once(k, stamp, t, model, out)?;
                 }
             }
@@ -1431,7 +1425,7 @@ impl ContactManager {
     fn recertify_once(
         &mut self,
         k: PairId,
-        stamp: u32,
+        stamp: u16,
         t: Time,
         model: &Model,
         out: &mut Vec<Schedule>,
@@ -1726,7 +1720,7 @@ mod tests {
         let pair = manager.pairs.keys().next().expect("the spheres' pair");
         // the pair was re-certified by stamp 1, long ago; the next kick wraps the stamp to 1
         manager.pairs[pair].stamp = 1;
-        manager.stamp = u32::MAX;
+        manager.stamp = u16::MAX;
         let mut out = Vec::new();
         for (kick, stamp) in [1, 2, 3].into_iter().enumerate() {
             // both spheres leave their tubes (2 m/s more toward each other each time), so the
@@ -1780,29 +1774,10 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_time_no_earlier_than_the_queued_one_stays_out_of_the_queue() {
-        let model = two_spheres();
-        let mut manager = ContactManager::new(&model, settings());
-        manager.start(&model).unwrap();
-        let k = manager.pairs.keys().next().expect("the spheres' pair");
-        manager.pairs[k].due_bound = f32::INFINITY; // nothing queued
-        let mut out = Vec::new();
-        let first = 0.1 + 1e-12; // not a single-precision number
-        manager.schedule_failure(k, first, &mut out);
-        assert_eq!(out, [Schedule::Certificate(k, Time::new(first).unwrap())]);
-        assert!(Real::from(manager.pairs[k].due_bound) >= first, "the bound is no earlier than the event");
-        manager.schedule_failure(k, 0.2, &mut out);
-        assert_eq!(out.len(), 1, "a later failure is left to the queued event");
-        manager.schedule_failure(k, 0.05, &mut out);
-        assert_eq!(out.len(), 2, "an earlier one goes to the queue");
-        assert!(Real::from(manager.pairs[k].due_bound) >= 0.05);
-    }
-
-    #[test]
     fn a_pair_record_stays_small() {
         // a pair exists for every pair of near primitives, a hundred thousand at once on
         // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
-        assert_eq!(PairStore::<Pair>::SLOT_BYTES, 40, "a pair's slot, live or vacant");
+        assert_eq!(PairStore::<Pair>::SLOT_BYTES, 32, "a pair's slot, live or vacant");
     }
 
     #[test]
