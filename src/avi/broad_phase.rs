@@ -181,7 +181,7 @@ struct Grid {
     /// Half the contact reach: two primitives whose bounding boxes, each inflated by its radius
     /// plus this, do not overlap have a gap above the reach.
     half_reach: Real,
-    /// How far a vertex may go from its anchor before its primitive re-covers (hysteresis), m.
+    /// How far a vertex may go from its anchor before it is re-anchored (hysteresis), m.
     slack: Real,
     /// For each primitive, the last [`Grid::visit`] that tested it: a primitive listed in several
     /// of the cells a re-cover scans is tested once.
@@ -559,11 +559,21 @@ impl BroadPhase {
                 }
             }
         };
-        if union.0.len() > LARGE_CELLS {
+        let each_small = moved.iter().all(|m| m.old_cells.len() <= LARGE_CELLS && m.new_cells.len() <= LARGE_CELLS);
+        if !each_small {
             (0..fat.len() as u32).for_each(&mut test);
         } else {
-            for cell in union.0.cells() {
-                hash.occupants(&cell).iter().for_each(|&j| test(j));
+            if union.0.len() <= LARGE_CELLS {
+                for cell in union.0.cells() {
+                    hash.occupants(&cell).iter().for_each(|&j| test(j));
+                }
+            } else {
+                // cells much smaller than the primitives: their boxes, one by one
+                for m in &moved {
+                    for cell in m.old_cells.cells().chain(m.new_cells.cells()) {
+                        hash.occupants(&cell).iter().for_each(|&j| test(j));
+                    }
+                }
             }
             large.iter().for_each(|&j| test(j));
         }
@@ -825,35 +835,43 @@ mod tests {
             let body = Body::new(name, BodyKind::Shell { triangles: sheet.triangles.clone() });
             model.add_body(body, &positions, &velocities, &masses);
         }
-        let kind = BroadPhaseKind::HashGrid { cell_size: Some(0.012) };
-        let mut broad = BroadPhase::new(&model, kind, 0.003, 0.0, Some(0.001));
-        let every_near_pair = |broad: &BroadPhase| -> Vec<(u32, u32)> {
-            let n = broad.len() as u32;
-            let grid = broad.grid.as_ref().unwrap();
-            (0..n)
-                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .filter(|&(i, j)| broad.pair_kind(i, j).is_some() && grid.near(&broad.primitives, i, j))
-                .collect()
-        };
-        let mut kept: std::collections::BTreeSet<(u32, u32)> = broad.initial_pairs().into_iter().collect();
-        assert_eq!(kept.iter().copied().collect::<Vec<_>>(), every_near_pair(&broad));
-        let (mut gains, mut losses) = (0, 0);
-        for step in 1..=150 {
-            let t = 0.01 * step as Real;
-            let u = VertexId((step * 7 % model.vertices.len()) as u32);
-            let tube = VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u));
-            let change = broad.reanchor(u, t, &model, &tube);
-            for pair in &change.lost {
-                assert!(kept.remove(pair), "step {step}: lost {pair:?}, which was not near");
-            }
-            for &pair in &change.gained {
-                if broad.pair_kind(pair.0, pair.1).is_some() {
-                    assert!(kept.insert(pair), "step {step}: gained {pair:?}, which was near already");
+        // cells of about an edge, and cells so small that the boxes of a vertex's primitives
+        // together touch more than LARGE_CELLS cells while each touches fewer
+        for cell in [0.012, 0.001] {
+            let kind = BroadPhaseKind::HashGrid { cell_size: Some(cell) };
+            let mut broad = BroadPhase::new(&model, kind, 0.003, 0.0, Some(0.001));
+            let every_near_pair = |broad: &BroadPhase| -> Vec<(u32, u32)> {
+                let n = broad.len() as u32;
+                let grid = broad.grid.as_ref().unwrap();
+                (0..n)
+                    .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                    .filter(|&(i, j)| broad.pair_kind(i, j).is_some() && grid.near(&broad.primitives, i, j))
+                    .collect()
+            };
+            let mut kept: std::collections::BTreeSet<(u32, u32)> = broad.initial_pairs().into_iter().collect();
+            assert_eq!(kept.iter().copied().collect::<Vec<_>>(), every_near_pair(&broad));
+            let (mut gains, mut losses) = (0, 0);
+            for step in 1..=150 {
+                let t = 0.01 * step as Real;
+                let u = VertexId((step * 7 % model.vertices.len()) as u32);
+                let tube = VagueTrajectory::linear(model.vertices.position_at(u, t), model.vertices.velocity(u));
+                let change = broad.reanchor(u, t, &model, &tube);
+                for pair in &change.lost {
+                    assert!(kept.remove(pair), "step {step}: lost {pair:?}, which was not near");
                 }
+                for &pair in &change.gained {
+                    if broad.pair_kind(pair.0, pair.1).is_some() {
+                        assert!(kept.insert(pair), "step {step}: gained {pair:?}, which was near already");
+                    }
+                }
+                assert_eq!(
+                    kept.iter().copied().collect::<Vec<_>>(),
+                    every_near_pair(&broad),
+                    "cell {cell}, step {step}"
+                );
+                (gains, losses) = (gains + change.gained.len(), losses + change.lost.len());
             }
-            assert_eq!(kept.iter().copied().collect::<Vec<_>>(), every_near_pair(&broad), "step {step}");
-            (gains, losses) = (gains + change.gained.len(), losses + change.lost.len());
+            assert!(gains > 10 && losses > 10, "the sheets' primitives met and parted: {gains} gained, {losses} lost");
         }
-        assert!(gains > 10 && losses > 10, "the sheets' primitives met and parted: {gains} gained, {losses} lost");
     }
 }

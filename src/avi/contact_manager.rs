@@ -441,8 +441,8 @@ pub struct ContactManager {
     pairs: PairStore<Pair>,
     /// Primitives and the structure that decides which of their pairs exist.
     broad: BroadPhase,
-    /// For each primitive, its pairs and the primitives they are with (a thin vector: most
-    /// primitives touch nothing). A vertex's pairs are those of its primitives, each found once
+    /// For each primitive, its pairs by handle (the other primitive is in the pair's record; a
+    /// thin vector: most primitives touch nothing). A vertex's pairs are those of its primitives, each found once
     /// (the two sides of a pair share no vertex); a pair is found from either of its primitives.
     partners: Vec<ThinVec<PairId>>,
     /// The length constraints of inextensible edges ([`Between::Length`]).

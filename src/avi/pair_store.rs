@@ -20,7 +20,8 @@ impl PairId {
         self.0 as usize
     }
 
-    /// The slot index as filed in the event queue's certificate class.
+    /// The slot index, under which the event queue files the pair's certificate and first-layer
+    /// tick.
     pub(super) fn handle(self) -> u32 {
         self.0
     }

@@ -1,7 +1,7 @@
 //! A compact 4-ary min-heap of `(Time, Seq)` keys filed under small `u32` indexes, each index at
 //! most once: the event queue's *indexed classes* ([`super::Filing::Indexed`]), for events that
-//! come and go by the hundred thousand under a dense handle (contact certificates, filed by pair
-//! or primitive).
+//! come and go by the hundred thousand under a dense handle (contact certificates and first-layer
+//! ticks, filed by pair, vertex or k-DOP record).
 //!
 //! It holds 20 bytes per entry (key and index, packed) and a 4-byte position per index, and no
 //! event: the queue rebuilds an event from its class and index. The hashed heap of

@@ -16,12 +16,13 @@
 //!   O(log lanes) on a small heap of heads and touch the lane's memory in order; anything out of
 //!   order falls back to the heap, so the pop order never depends on lanes.
 //! - **Indexed classes** hold events that come and go by the hundred thousand and mostly wait, each
-//!   under a small `u32` handle of its class (slab certificates by pair, broad-phase certificates
-//!   by primitive): a compact 4-ary heap with a 4-byte position per handle, which keeps no event
-//!   but rebuilds it from class and handle ([`EventQueue::with_indexed_classes`]); 24 bytes per
-//!   entry against the sparse class's 65.
-//! - **Sparse classes** hold events without such an index (contact layers, keyed by pair and
-//!   layer): a binary heap with a hashed index map (`priority-queue`).
+//!   under a small `u32` handle of its class (the AVI engine's slab certificates and first-layer
+//!   ticks by pair, broad-phase certificates by vertex or k-DOP record): a compact 4-ary heap with
+//!   a 4-byte position per handle, which keeps no event but rebuilds it from class and handle
+//!   ([`EventQueue::with_indexed_classes`]); 20 bytes per entry and 4 per handle, against the
+//!   sparse class's 65 per entry.
+//! - **Sparse classes** hold events without such an index (the deeper contact layers, keyed by
+//!   pair and layer): a binary heap with a hashed index map (`priority-queue`).
 
 use super::indexed_heap::IndexedHeap;
 pub use crate::error::QueueError;
