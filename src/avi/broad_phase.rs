@@ -58,6 +58,31 @@ impl Default for BroadPhaseKind {
     }
 }
 
+impl BroadPhaseKind {
+    /// Every broad phase's name in scene files (`[contact] broad_phase`), the default first.
+    pub const NAMES: [&'static str; 3] = ["hash-grid", "kdop", "all-pairs"];
+
+    /// The broad phase called `name` in scene files; `cell_size` is the hash grid's cell side
+    /// (ignored by the others).
+    pub fn from_name(name: &str, cell_size: Option<Real>) -> Option<Self> {
+        match name {
+            "hash-grid" => Some(BroadPhaseKind::HashGrid { cell_size }),
+            "kdop" => Some(BroadPhaseKind::Kdop),
+            "all-pairs" => Some(BroadPhaseKind::AllPairs),
+            _ => None,
+        }
+    }
+
+    /// Its name in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            BroadPhaseKind::HashGrid { .. } => Self::NAMES[0],
+            BroadPhaseKind::Kdop => Self::NAMES[1],
+            BroadPhaseKind::AllPairs => Self::NAMES[2],
+        }
+    }
+}
+
 /// The shape of a primitive.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Shape {
