@@ -1,5 +1,5 @@
-//! Event throughput of the AVI engine against the raw throughput of its queue (DESIGN
-//! "Performance plan"), the queue's dense class against a sparse one, and how the engine scales
+//! Event throughput of the AVI engine against the raw throughput of its queue (docs/design.md,
+//! "Performance goals"), the queue's dense class against a sparse one, and how the engine scales
 //! with vertex count. Figures: docs/performance.md.
 //!
 //! Run: `cargo bench --bench engine`

@@ -12,7 +12,7 @@
 //!            ──run / advance_to / step_event──▶ Observer (frames, stats.csv, summary.json, progress)
 //! ```
 //!
-//! ## The map (each layer uses only the layers above it; `../shared/DESIGN.md`)
+//! ## The map (each layer uses only the layers above it; laws and full map: `docs/design.md`)
 //! | layer | modules | what |
 //! |---|---|---|
 //! | L0 | [`math`], [`error`], [`ids`], [`mesh`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ |

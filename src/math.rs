@@ -1,7 +1,7 @@
 //! Scalars, vectors and simulated time.
 //!
-//! `Real` is the one scalar of the crate (STYLE habit 14). [`Time`] is a totally ordered, NaN-free
-//! simulated time used as the event queue's primary key (STYLE habit 6).
+//! `Real` is the one scalar of the crate. [`Time`] is a totally ordered, NaN-free
+//! simulated time used as the event queue's primary key.
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -1,4 +1,4 @@
-//! Observers: how a simulation hands events and frames to the outside (STYLE habits 8 and 15).
+//! Observers: how a simulation hands events and frames to the outside.
 //!
 //! An [`Observer`] receives every processed event (cheap: it is a generic parameter, and the `()`
 //! observer compiles to nothing) and every frame, a snapshot of all vertices at one time with its

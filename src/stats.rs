@@ -1,4 +1,4 @@
-//! Counters: what a run did, for `summary.json` and the progress line (STYLE habit 8).
+//! Counters: what a run did, for `summary.json` and the progress line.
 
 use std::collections::BTreeMap;
 

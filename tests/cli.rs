@@ -545,19 +545,15 @@ transform = { translate = [0.0, 0.0, -0.1] }
 
 #[test]
 fn the_design_contract_scene_loads_unchanged_and_runs() {
-    // tests/design_contract_scene.toml is the scene of ../shared/DESIGN.md, verbatim (checked
-    // against the file when it is beside the checkout)
+    // tests/design_contract_scene.toml is the contract scene of docs/design.md, verbatim: the
+    // first toml block there
     let ours = include_str!("design_contract_scene.toml");
-    let design = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/DESIGN.md");
-    if let Ok(text) = fs::read_to_string(&design) {
-        let block: String = text
-            .split("```toml\n")
-            .nth(1)
-            .and_then(|rest| rest.split("```").next())
-            .expect("DESIGN.md has a toml block")
-            .to_string();
-        assert_eq!(block, ours, "the copy follows DESIGN.md");
-    }
+    let block = include_str!("../docs/design.md")
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/design.md has a toml block");
+    assert_eq!(block, ours, "tests/design_contract_scene.toml is the contract scene of docs/design.md");
     let (dir, path) = scene_dir(ours, &[]);
     let info = avicontact(&["info", path.to_str().unwrap()]);
     assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));

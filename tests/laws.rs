@@ -1,6 +1,7 @@
-//! The laws of `../shared/DESIGN.md` that the AVI engine without contact must keep, each checked
+//! The laws of `docs/design.md` that the AVI engine without contact must keep, each checked
 //! by code that does not share the engine's event loop: law 2 (momentum), law 3 (energy), law 4
-//! (clock integrity), law 7 (Verlet equivalence). Law 6 (determinism) is in `tests/cli.rs`.
+//! (clock integrity), law 7 (Verlet equivalence), law 8 (equal times in either order). Law 6
+//! (determinism) is in `tests/cli.rs`.
 
 use avicontact::ids::VertexId;
 use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};

@@ -1,4 +1,4 @@
-//! The event queue and the regular clocks that feed it (ACM §3, Algorithm 1; STYLE habit 6).
+//! The event queue and the regular clocks that feed it (ACM §3, Algorithm 1).
 //!
 //! [`EventQueue`] orders events by `(Time, Seq)`: equal times pop in the order they were scheduled,
 //! so runs are deterministic (law 6); events that recur with one period can run through

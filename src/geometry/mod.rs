@@ -1,4 +1,5 @@
-//! Pure geometry on nalgebra values: no ids, no state, no allocation (DESIGN L1; STYLE habit 2).
+//! Pure geometry on nalgebra values: no ids, no state, no allocation (layer L1 of
+//! `docs/design.md`).
 //!
 //! Both backends and the intersection checker build on it; `Option` means "no answer", and
 //! geometry never sees a [`VertexId`](crate::ids::VertexId).

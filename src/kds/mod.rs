@@ -1,6 +1,6 @@
-//! Kinetic data structures: certificates that say *when* a fact may stop holding (ACM §5;
-//! STYLE habit 7). They never change the trajectory; they only decide which penalty-layer clocks
-//! must be on the queue (DESIGN law 5).
+//! Kinetic data structures: certificates that say *when* a fact may stop holding (ACM §5).
+//! They never change the trajectory; they only decide which penalty-layer clocks must be on the
+//! queue (law 5 in `docs/design.md`).
 //!
 //! Contract of every certificate: *may fail early, must never fail late*. `None` is a certificate
 //! that never fails.

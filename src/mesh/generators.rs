@@ -1,4 +1,4 @@
-//! Mesh generators of the scene format (`../shared/DESIGN.md`, "Mesh generators and their keys").
+//! Mesh generators of the scene format (`docs/scene-format.md`, "Meshes").
 //!
 //! Each returns a mesh in its own frame, centred where the doc says; scenes place it with a
 //! transform. Arguments are validated here so that every caller gets the same messages.

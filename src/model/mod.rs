@@ -1,4 +1,5 @@
-//! The model: plain data for bodies and their vertices (DESIGN L2; STYLE habit 9).
+//! The model: plain data for bodies and their vertices (layer L2 of `docs/design.md`). The model
+//! owns the state; engines keep only scratch.
 //!
 //! Vertices are stored as structure-of-arrays in [`Vertices`]; each keeps the state of ACM §3:
 //! position `x` and velocity `v` as recorded at its own time `t_last`, plus its lumped mass.

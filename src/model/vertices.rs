@@ -124,7 +124,7 @@ impl Vertices {
     }
 
     /// Advances vertex `i` along its trajectory to time `t` (≥ its `t_last`). The only writer of
-    /// positions (STYLE habit 9).
+    /// positions.
     #[inline]
     pub fn drift_to(&mut self, i: VertexId, t: Real) {
         let k = i.index();

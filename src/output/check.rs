@@ -1,6 +1,6 @@
 //! `avicontact check DIR`: an exact, independent intersection test on every written frame
-//! (DESIGN law 1). Shares no code with the simulator's geometry: it reads the frame files back and
-//! decides with exact orientation predicates (`geometry::intersect`).
+//! (law 1 in `docs/design.md`). Shares no code with the simulator's geometry: it reads the frame
+//! files back and decides with exact orientation predicates (`geometry::intersect`).
 //!
 //! Checked: every pair of triangles that share no vertex (within a body and across bodies), and
 //! every pair of particles (centre distance below the sum of radii, in floating point). A

@@ -1,4 +1,4 @@
-//! Output files of the design contract (DESIGN "Scene and CLI contract"): frames, `stats.csv`,
+//! Output files of the command-line contract (`docs/design.md`): frames, `stats.csv`,
 //! `summary.json`, plots, and the progress line. With `scene/`, the only module that writes files.
 //!
 //! Every file is written as the run goes (a frame as soon as it is taken, `stats.csv` flushed

@@ -4,7 +4,7 @@
 //! energy itself and the [`Dual2SVec64`] instance gives value, gradient and Hessian in one pass.
 //! Gradients, which the AVI kick evaluates millions of times, stay hand-written; Hessians (used by
 //! the synchronous backend and stable-step estimates) come from here, so there is no hand-derived
-//! second copy of any force (STYLE habit 3).
+//! second copy of any force.
 
 use crate::math::{Real, Vec3};
 use nalgebra::{Const, DMatrix, Vector3};

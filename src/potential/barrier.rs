@@ -3,7 +3,7 @@
 //! distance of a point–triangle or edge–edge pair; m is the edge–edge mollifier that fades the
 //! barrier out as two edges become parallel (m = 1 for point–triangle).
 //!
-//! The barrier law is scalar and apart from the geometry (STYLE habit 4): distances and their
+//! The barrier law is scalar and apart from the geometry: distances and their
 //! gradients come from `geometry::distance`; the exact Hessian differentiates, with hyper-dual
 //! numbers, the squared-distance formula of the closest feature pair (point–point, point–line,
 //! point–plane, line–line), which is smooth wherever that feature pair stays the closest one.

@@ -1,10 +1,10 @@
-//! Potentials on stencils (ACM §3; STYLE habit 3).
+//! Potentials on stencils (ACM §3).
 //!
 //! A [`Potential`] acts on a small ordered set of vertices, its *stencil*, and gives energy, gradient,
 //! Hessian and a stable-step estimate from the stencil's positions alone. The AVI engine kicks each
-//! stencil with the gradient on the potential's own clock; the synchronous backend (a later issue)
-//! sums the same potentials with [`assemble_gradient`] and [`assemble_hessian`]. There is never a
-//! second copy of a force.
+//! stencil with the gradient on the potential's own clock; the synchronous backend sums the same
+//! potentials with [`assemble_gradient`] and [`assemble_hessian`]. There is never a second copy of
+//! a force.
 //!
 //! | potential | stencil | paper |
 //! |---|---|---|

@@ -2,7 +2,7 @@
 //!
 //! F = Ds·Dm⁻¹ with Ds = [x₁−x₀, x₂−x₀, x₃−x₀] and Dm the same at rest; energy V₀·ψ(F) with V₀
 //! the rest volume. Materials are zero-sized types behind [`SolidMaterial`], with one plain
-//! parameter struct [`Lame`] (STYLE habit 4; fenris). The energy density and the first
+//! parameter struct [`Lame`] (as in the fenris library). The energy density and the first
 //! Piola–Kirchhoff stress P = ∂ψ/∂F (which the AVI kick evaluates) are each written once,
 //! generically over dual numbers: the Hessian is the exact derivative of the stress (first-order
 //! duals over F), and a test checks it against second-order duals of the energy, so the two

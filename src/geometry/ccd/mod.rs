@@ -1,12 +1,12 @@
 //! Conservative continuous collision detection (CCD): the first time of impact of two primitives
 //! whose vertices move linearly, never reported late.
 //!
-//! One primitive pair per file (STYLE habit 1): [`point_triangle`] and [`edge_edge`]. Each vertex
+//! One primitive pair per file: [`point_triangle`] and [`edge_edge`]. Each vertex
 //! is given as `[start, end]`, its positions at t = 0 and t = 1 of the trajectory
 //! `x(t) = start + t (end − start)`; times are in units of that trajectory (t = 1 at `end`) and
 //! `max_time` may exceed 1.
 //!
-//! ## Contract (STYLE habit 7: may report early, must never report late)
+//! ## Contract: may report early, must never report late
 //! With `d(t)` the distance between the primitives and `ξ = min_separation ≥ 0`:
 //!
 //! * `Some(0.0)` when `d(0) ≤ ξ` already (and for non-finite input);
@@ -20,7 +20,7 @@
 //! `t*` keeps a positive gap, as the IPC line search needs (Li et al. 2020, §4.1 and §5).
 //!
 //! ## Method: additive CCD
-//! Li, Kaufman, Kim and Jiang, "Codimensional Incremental Potential Contact", SIGGRAPH 2021,
+//! Li, Kaufman and Jiang, "Codimensional Incremental Potential Contact", SIGGRAPH 2021,
 //! §5 and Algorithm 1 (ACCD). The distance depends only on the vertices' relative positions, so the
 //! mean displacement of the four vertices is subtracted first (a common translation). After that,
 //! the distance between the primitives changes at most at rate

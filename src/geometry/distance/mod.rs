@@ -1,6 +1,6 @@
 //! Euclidean distances between the contact primitives, their closest points and their gradients.
 //!
-//! One primitive pair per file (STYLE habit 1): [`point_point`], [`point_edge`],
+//! One primitive pair per file: [`point_point`], [`point_edge`],
 //! [`point_triangle`], [`edge_edge`]. Each offers
 //!
 //! * `distance_<a>_<b>` and `distance_squared_<a>_<b>`;

@@ -1,4 +1,5 @@
-//! Exact intersection tests for the independent checker (`avicontact check`, DESIGN law 1).
+//! Exact intersection tests for the independent checker (`avicontact check`, law 1 in
+//! `docs/design.md`).
 //!
 //! Every decision is the sign of an exact orientation predicate (Shewchuk's adaptive
 //! `orient3d`/`orient2d` from the `robust` crate), evaluated on the coordinates exactly as
