@@ -1,5 +1,6 @@
-//! Errors of the library core (DESIGN L0: depends on nothing but `math`). File paths and line
-//! numbers are added only at the edges (`scene/`, `output/`, the CLI), STYLE habit 10.
+//! Errors of the library core. It depends on `math` and on the plain records of contact failures
+//! (`contact::failure`), never on an engine, so both backends can return a [`SimulationError`].
+//! File paths and line numbers are added only at the edges (`scene/`, `output/`, the CLI).
 
 use crate::math::Time;
 use std::fmt;
@@ -68,12 +69,12 @@ pub enum SimulationError {
     },
     /// Contact handling cannot go on: a layer period fell toward round-off (ACM §9, "Zeno") or
     /// a pair touched. Cannot continue.
-    Contact(crate::avi::ContactError),
+    Contact(crate::contact::ContactError),
     /// Audit mode found a contact pair without a guard (a bug in the contact manager).
-    Audit(crate::avi::AuditFailure),
+    Audit(crate::contact::AuditFailure),
     /// A contact pair starts closer than the outermost layer's thickness (or intersecting).
     /// Cannot start.
-    InitialContact(crate::avi::StartError),
+    InitialContact(crate::contact::StartError),
     /// The event queue refused a request (a broken engine invariant). Cannot continue.
     Queue(QueueError),
     /// An observer failed (e.g. a full disk). The trajectory is intact; the run stops.
@@ -104,7 +105,7 @@ impl fmt::Display for SimulationError {
             ),
             SimulationError::Contact(e) => write!(f, "contact: {e}"),
             SimulationError::Audit(e) => write!(f, "{e}"),
-            SimulationError::InitialContact(crate::avi::StartError { vertices, gap, thickness }) => write!(
+            SimulationError::InitialContact(crate::contact::StartError { vertices, gap, thickness }) => write!(
                 f,
                 "contact: at t = 0 the pair on vertices {vertices:?} has gap {gap:.3e} m, below the contact thickness \
                  η(1) = {thickness} m; move the bodies apart or lower [contact] thickness"

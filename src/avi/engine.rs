@@ -1,8 +1,9 @@
 //! The event loop: pop → drift the stencil → kick → push the next tick (ACM Algorithm 1).
 
-use super::contact_manager::{ContactManager, ContactSettings, PairId, Schedule};
+use super::contact::{ContactManager, ContactSettings, Schedule};
 use crate::error::SimulationError;
 use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
+use crate::ids::PairId;
 use crate::ids::{ForceId, VertexId};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;

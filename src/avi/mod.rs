@@ -5,15 +5,12 @@
 //! the potential's gradient times its period. With one common period for all potentials the
 //! integrator is velocity Verlet (law 7).
 
-mod broad_phase;
-pub mod contact_manager;
+pub mod contact;
 mod engine;
-mod kdop_hierarchy;
-mod pair_store;
 
-pub use broad_phase::BroadPhaseKind;
-pub use contact_manager::{
-    AuditFailure, BookkeepingBytes, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome,
-    PairId, Penetration, Schedule, StartError,
+pub use crate::contact::{AuditFailure, ContactError, Penetration, StartError};
+pub use crate::ids::PairId;
+pub use contact::{
+    BookkeepingBytes, BroadPhaseKind, ContactManager, ContactSettings, ContactVariant, LayerOutcome, Schedule,
 };
 pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};

@@ -32,12 +32,15 @@
 //! tubes it was computed on is instead *watched*, and the next kick that moves a tube below it
 //! re-checks it at once.
 
-use super::broad_phase::{Primitive, Shape};
+use super::{BroadPhaseChange, KineticBroadPhase, Primitives};
+use crate::avi::contact::pair::{Primitive, Shape};
+use crate::avi::contact::schedule::{request_front, Schedule};
+use crate::avi::contact::tube::TubeOf;
 use crate::ids::VertexId;
 use crate::kds::hash_grid::FixedHashMap;
 use crate::kds::kdop::{overlap_time, separating_axis, AxisGap, Side, TubePoint, AXES, NATURAL_ORDER};
-use crate::kds::VagueTrajectory;
 use crate::math::{Real, Vec3};
+use crate::model::Model;
 use smallvec::SmallVec;
 
 /// No node, no record.
@@ -108,7 +111,7 @@ pub(super) struct FrontChanges {
 
 /// The trees, the front and its certificates.
 #[derive(Debug)]
-pub(super) struct KdopHierarchy {
+pub(in crate::avi::contact) struct KdopHierarchy {
     nodes: Vec<Node>,
     /// The primitives in tree order: each node covers a contiguous range.
     order: Vec<u32>,
@@ -136,13 +139,14 @@ pub(super) struct KdopHierarchy {
     random: u64,
     scratch: [Vec<TubePoint>; 2],
     scratch_ids: Vec<u32>,
+    /// The front's certificates at the start, until [`KineticBroadPhase::start`] asks for them.
+    start_schedule: Vec<(u32, Real)>,
+    /// Records a kick rescheduled (reused, so kicks allocate nothing).
+    moved_scratch: Vec<(u32, Real)>,
 }
 
-/// The tube of vertex `u` now and the next change of its nominal velocity (+∞: none).
-pub(super) type TubeOf<'a> = dyn Fn(VertexId) -> (VagueTrajectory, Real) + 'a;
-
 impl KdopHierarchy {
-    /// The four trees over `primitives` (positions `x`); the front is empty until [`Self::start`].
+    /// The four trees over `primitives` (positions `x`); the front is empty until [`Self::build_front`].
     pub(super) fn new(primitives: &[Primitive], x: &dyn Fn(VertexId) -> Vec3, reach: Real, slack: Real) -> Self {
         let mut h = KdopHierarchy {
             nodes: Vec::new(),
@@ -160,6 +164,8 @@ impl KdopHierarchy {
             random: 0x9e37_79b9_7f4a_7c15,
             scratch: [Vec::new(), Vec::new()],
             scratch_ids: Vec::new(),
+            start_schedule: Vec::new(),
+            moved_scratch: Vec::new(),
         };
         let centroids: Vec<Vec3> = primitives
             .iter()
@@ -177,9 +183,18 @@ impl KdopHierarchy {
         h
     }
 
-    /// The hysteresis, m.
-    pub(super) fn slack(&self) -> Real {
-        self.slack
+    /// The four trees over `primitives` (positions `x`) and their front at t = 0 on the tubes
+    /// `tube` (its certificates are asked for by [`KineticBroadPhase::start`]).
+    pub(super) fn with_front(
+        primitives: &Primitives,
+        x: &dyn Fn(VertexId) -> Vec3,
+        reach: Real,
+        slack: Real,
+        tube: &TubeOf,
+    ) -> Self {
+        let mut hierarchy = KdopHierarchy::new(primitives.all(), x, reach, slack);
+        hierarchy.start_schedule = hierarchy.build_front(0.0, primitives.all(), tube).schedule;
+        hierarchy
     }
 
     /// Builds the subtree over `members` (reordered), returns its node.
@@ -223,7 +238,7 @@ impl KdopHierarchy {
 
     /// Builds the front at time `t`: triangles against points and spheres, segments and spheres
     /// each against themselves.
-    pub(super) fn start(&mut self, t: Real, primitives: &[Primitive], tube: &TubeOf) -> FrontChanges {
+    fn build_front(&mut self, t: Real, primitives: &[Primitive], tube: &TubeOf) -> FrontChanges {
         let mut out = FrontChanges::default();
         let [triangles, points, spheres, segments] = self.roots;
         for other in [points, spheres] {
@@ -614,7 +629,7 @@ impl KdopHierarchy {
     /// with tolerance ε: every separated record whose support holds it widens its envelope where
     /// the envelope did not already bound the new tube; their new failure times are appended to
     /// `schedule`.
-    pub(super) fn tube_moved(
+    fn tube_moved_records(
         &mut self,
         primitives_of_u: &[u32],
         v: &Vec3,
@@ -686,7 +701,7 @@ impl KdopHierarchy {
     }
 
     /// Heap bytes of the trees and the front (an estimate from capacities).
-    pub(super) fn heap_bytes(&self) -> usize {
+    fn structure_bytes(&self) -> usize {
         use std::mem::size_of;
         let lists: usize = self.watched_of.iter().map(|l| if l.spilled() { l.capacity() * 4 } else { 0 }).sum();
         self.nodes.capacity() * size_of::<Node>()
@@ -697,6 +712,87 @@ impl KdopHierarchy {
             + lists
             + self.scratch.iter().map(|s| s.capacity() * size_of::<TubePoint>()).sum::<usize>()
             + self.scratch_ids.capacity() * 4
+    }
+}
+
+impl KineticBroadPhase for KdopHierarchy {
+    fn label(&self) -> &'static str {
+        "kdop"
+    }
+
+    fn candidate_pairs(&self, _: &Primitives) -> Vec<(u32, u32)> {
+        self.overlapping_pairs()
+    }
+
+    fn start(&mut self, _: &Primitives, _: &TubeOf, out: &mut Vec<Schedule>) {
+        for (id, at) in std::mem::take(&mut self.start_schedule) {
+            request_front(id, at, out);
+        }
+    }
+
+    /// Front record `id`'s certificate failed (ACM §5.5–5.6): it is reconfirmed, or the front
+    /// descends or coarsens; its records' requests precede the pairs gained and lost.
+    fn certificate_failed(
+        &mut self,
+        id: u32,
+        t: Real,
+        primitives: &Primitives,
+        _: &Model,
+        tube: &TubeOf,
+        out: &mut Vec<Schedule>,
+    ) -> BroadPhaseChange {
+        let changes = self.event(id, t, primitives.all(), tube);
+        for forgotten in changes.forget {
+            out.push(Schedule::ForgetBroadPhase(forgotten));
+        }
+        for (record, at) in changes.schedule {
+            request_front(record, at, out);
+        }
+        BroadPhaseChange { gained: changes.gained, lost: changes.lost, renewal: None }
+    }
+
+    fn tube_moved(
+        &mut self,
+        u: VertexId,
+        t: Real,
+        velocity: &Vec3,
+        tolerance: Real,
+        primitives: &Primitives,
+        _: &TubeOf,
+        out: &mut Vec<Schedule>,
+    ) {
+        let mut records = std::mem::take(&mut self.moved_scratch);
+        self.tube_moved_records(primitives.of_vertex(u), velocity, tolerance, t, &mut records);
+        for (record, at) in records.drain(..) {
+            request_front(record, at, out);
+        }
+        self.moved_scratch = records;
+    }
+
+    fn overlap(&self, _: &Primitives, i: u32, j: u32) -> bool {
+        self.overlapping(i, j)
+    }
+
+    /// Every overlapping leaf pair is a pair of two leaves (the front's bookkeeping is whole);
+    /// whether it misses a near pair is the contact audit's sweep.
+    fn audit(&self, primitives: &Primitives, _: Real, _: &dyn Fn(VertexId) -> Vec3) -> Result<(), &'static str> {
+        let n = primitives.len() as u32;
+        if self.overlapping.keys().any(|&(i, j)| i >= j || j >= n) {
+            return Err("a k-DOP front's overlapping pair names no two primitives");
+        }
+        Ok(())
+    }
+
+    fn slack(&self) -> Real {
+        self.slack
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.structure_bytes()
+    }
+
+    fn front_records(&self) -> usize {
+        self.certificates()
     }
 }
 

@@ -1,0 +1,387 @@
+//! Certification (ACM §5.1–§5.3; report Algorithms 2 and 4): a pair whose next layer is idle is
+//! proven so by a separating slab of that layer's thickness on its vertices' vague tubes (a rate
+//! guard for an inextensible edge's length constraint), scheduled to fail no later than the tubes
+//! may close the gap; a kick that leaves a tube re-bases the slabs of the pairs its vertex
+//! supports. Where no slab is profitable, layers are switched on (`layers.rs`).
+
+use super::manager::ContactManager;
+use super::pair::{Guard, PairKind, Proximity};
+use super::schedule::Schedule;
+use super::settings::ContactVariant;
+use super::tube::{tubes_at, vertex_tube};
+use crate::contact::{ContactError, Penetration};
+use crate::ids::{PairId, VertexId};
+use crate::kds::slab::{balanced_speed, supports};
+use crate::kds::{Slab, SlabDirection, VagueTrajectory};
+use crate::math::{Real, Time, Vec3};
+use crate::model::{Model, Motion};
+use smallvec::SmallVec;
+
+impl ContactManager {
+    /// The stencil of `kind` at `t` into `scratch` (positions on the vertices' trajectories).
+    pub(super) fn fill_positions(&mut self, kind: &PairKind, model: &Model, t: Time) {
+        self.scratch.clear();
+        let v = &model.vertices;
+        self.scratch.extend(kind.vertices().iter().map(|&u| v.position_at(u, t.seconds())));
+    }
+
+    /// Measures a pair of `kind` at `t` without moving anything, recording the smallest gap seen.
+    pub(super) fn measure_at(&mut self, kind: &PairKind, model: &Model, t: Time) -> Proximity {
+        self.fill_positions(kind, model, t);
+        let proximity = kind.measure(&self.scratch);
+        self.counters.smallest_gap = self.counters.smallest_gap.min(proximity.gap);
+        proximity
+    }
+
+    /// A certificate failed at `t`: find a new slab or activate layers (Algorithm 4).
+    pub fn certificate_failed(&mut self, pair: PairId, t: Time, model: &Model) -> Result<Vec<Schedule>, ContactError> {
+        let mut out = Vec::new();
+        let k = pair;
+        self.pairs[k].guard = Guard::None;
+        self.certify(k, t, model, &mut out)?;
+        Ok(out)
+    }
+
+    /// Sets pair `k` up at time `t`: activates layers while no profitable slab exists, then
+    /// certifies the next layer with a slab of its thickness (Algorithms 2 and 4).
+    pub(super) fn certify(
+        &mut self,
+        k: PairId,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let s = self.settings;
+        let kind = self.kind(k);
+        let proximity = self.measure_at(&kind, model, t);
+        let penetration = || {
+            ContactError::Penetration(Penetration {
+                vertices: kind.vertices().iter().map(|u| u.0).collect(),
+                gap: proximity.gap,
+                time: t.seconds(),
+            })
+        };
+        if proximity.gap.is_nan() || proximity.gap <= 0.0 {
+            return Err(penetration());
+        }
+        if matches!(kind, PairKind::EdgeLength { .. }) {
+            return self.certify_rate(k, t, proximity.gap, model, out);
+        }
+        // The slab normal joins the closest points (rounded as a stored slab keeps it); the
+        // supporting planes of the two sides along it are measured from the vertices themselves,
+        // so the slab separates them by construction.
+        let Some(joining) = (proximity.high - proximity.low).try_normalize(0.0) else {
+            return Err(penetration());
+        };
+        let direction = SlabDirection::round(&joining);
+        let normal = direction.normal();
+        let radii = kind.radii();
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let (low_support, high_support) = supports(&normal, low, high);
+        let room = high_support - low_support - radii;
+        loop {
+            let next = self.pairs[k].layers.len() as u32 + 1;
+            let eta = kind.schedule(self.settings.layers).thickness(next);
+            if room > s.profitability * eta {
+                self.schedule_slab(
+                    k,
+                    &kind,
+                    t,
+                    model,
+                    (direction, normal),
+                    (low_support, high_support),
+                    eta + radii,
+                    out,
+                );
+                return Ok(());
+            }
+            if s.variant == ContactVariant::ReflectiveImpulse {
+                self.watch_impact(k, t, model, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, model, out)?;
+        }
+    }
+
+    /// Puts a slab of `thickness` on `direction` (and its unit normal), centred in the gap between
+    /// the supports (low, high) of pair `k` (of `kind`, its stencil at `t` in [`Self::scratch`]),
+    /// and schedules its failure on the vertices' tubes (capped at the next change of a scripted
+    /// velocity).
+    #[allow(clippy::too_many_arguments)]
+    fn schedule_slab(
+        &mut self,
+        k: PairId,
+        kind: &PairKind,
+        t: Time,
+        model: &Model,
+        (direction, normal): (SlabDirection, Vec3),
+        (low_support, high_support): (Real, Real),
+        thickness: Real,
+        out: &mut Vec<Schedule>,
+    ) {
+        let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
+        let (low, high) = tubes.split_at(kind.low_count());
+        let speed = balanced_speed(&normal, low, high);
+        let slab = Slab::centred(normal, low_support, high_support, thickness, speed, t.seconds());
+        let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
+        let pair = &mut self.pairs[k];
+        pair.guard = Guard::Slab;
+        pair.direction = direction;
+        self.schedule_failure(k, failure.max(t.seconds()), out);
+    }
+
+    /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
+    /// rate guard for the next layer: the gap shrinks no faster than the relative speed of the
+    /// two tubes, |v₀ᵦ − v₀ₐ| + 2ε.
+    fn certify_rate(
+        &mut self,
+        k: PairId,
+        t: Time,
+        gap: Real,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let s = self.settings;
+        let kind = self.kind(k);
+        loop {
+            let next = self.pairs[k].layers.len() as u32 + 1;
+            let thickness = kind.schedule(self.settings.layers).thickness(next);
+            if gap > s.profitability * thickness {
+                let [a, b] = [kind.vertices()[0], kind.vertices()[1]];
+                let rate = (self.reference_velocity[b.index()] - self.reference_velocity[a.index()]).norm()
+                    + 2.0 * s.tolerance;
+                self.pairs[k].guard = Guard::Rate;
+                let failure = if rate > 0.0 { t.seconds() + (gap - thickness) / rate } else { Real::INFINITY };
+                self.schedule_failure(k, failure, out);
+                return Ok(());
+            }
+            if s.variant == ContactVariant::ReflectiveImpulse {
+                self.watch_impact(k, t, model, out);
+                return Ok(());
+            }
+            self.activate(k, next, t, model, out)?;
+        }
+    }
+
+    /// Asks the queue for pair `k`'s certificate event at `failure` (s; +∞: never); the queue
+    /// keeps an event already due no later ([`Schedule::Certificate`]).
+    pub(super) fn schedule_failure(&mut self, k: PairId, failure: Real, out: &mut Vec<Schedule>) {
+        if failure.is_finite() {
+            out.push(Schedule::Certificate(k, Time::new(failure).expect("finite failure time")));
+        }
+    }
+
+    /// The tubes of `vertices` at positions `x` at `t`: free vertices within ε of their reference
+    /// velocity, held ones exact; and the next time a scripted one changes velocity (+∞ if none).
+    fn tubes_for(
+        &self,
+        vertices: &[VertexId],
+        x: &[Vec3],
+        t: Time,
+        model: &Model,
+    ) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
+        let mut next_change = Real::INFINITY;
+        let tubes = vertices
+            .iter()
+            .zip(x)
+            .map(|(&u, &x0)| {
+                let (tube, change) =
+                    vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
+                next_change = next_change.min(change);
+                tube
+            })
+            .collect();
+        (tubes, next_change)
+    }
+
+    /// Re-bases pair `k`'s slab at `t` on its vertices' current tubes: the slab keeps its
+    /// direction and is centred between the two sides' supports along it (which its planes still
+    /// separate), its speed rebalanced, and its failure rescheduled; a full [`Self::certify`] if
+    /// the supports are no longer its thickness apart. Cheaper than a new slab: no closest points.
+    fn rebase(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) -> Result<(), ContactError> {
+        if self.pairs[k].guard != Guard::Slab {
+            return self.certify(k, t, model, out);
+        }
+        let kind = self.kind(k);
+        let pair = &self.pairs[k];
+        let (direction, thickness) = (pair.direction, self.guard_thickness(&kind, pair));
+        self.fill_positions(&kind, model, t);
+        let normal = direction.normal();
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let (low_support, high_support) = supports(&normal, low, high);
+        if high_support - low_support <= thickness {
+            return self.certify(k, t, model, out);
+        }
+        self.schedule_slab(k, &kind, t, model, (direction, normal), (low_support, high_support), thickness, out);
+        Ok(())
+    }
+
+    /// A stamp no pair carries: the next one, or after `u16::MAX` of them 1 again with every
+    /// stamp cleared (a stamp is 2 bytes per pair; one is taken per kick that leaves a tube, and
+    /// clearing every pair's once per 65 535 of them costs less than a wider stamp's bytes).
+    fn next_stamp(&mut self) -> u16 {
+        self.stamp = match self.stamp.checked_add(1) {
+            Some(stamp) => stamp,
+            None => {
+                for pair in self.pairs.values_mut() {
+                    pair.stamp = 0;
+                }
+                1
+            }
+        };
+        self.stamp
+    }
+
+    /// After the velocities of `kicked` changed at `t`: each free vertex whose new velocity left
+    /// its vague tube (‖v − v₀‖ > ε) is re-centred, and every pair it supports is re-certified
+    /// (ACM §5.2–§5.3); kicks inside the tube reschedule nothing.
+    pub fn after_kick(
+        &mut self,
+        kicked: &[VertexId],
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let v = &model.vertices;
+        // first re-centre every tube that was left, then re-certify: a pair with two kicked
+        // vertices must see both new references
+        let mut moved: SmallVec<[VertexId; 8]> = SmallVec::new();
+        for &u in kicked {
+            if !matches!(v.motion_at(u, v.t_last(u)), Motion::Free) {
+                continue;
+            }
+            let velocity = v.velocity(u);
+            if (velocity - self.reference_velocity[u.index()]).norm() <= self.settings.tolerance {
+                self.counters.vague_skips += 1;
+                continue;
+            }
+            self.reference_velocity[u.index()] = velocity;
+            moved.push(u);
+        }
+        if moved.is_empty() {
+            return Ok(());
+        }
+        let stamp = self.next_stamp();
+        for u in moved {
+            // the pairs u's stencil is in: its primitives' pairs, then its length constraints
+            // (re-certifying adds and removes no pair, so the lists hold still)
+            for n in 0..self.broad.primitives().of_vertex(u).len() {
+                let p = self.broad.primitives().of_vertex(u)[n] as usize;
+                for m in 0..self.partners[p].len() {
+                    let k = self.partners[p][m];
+                    self.recertify_once(k, stamp, t, model, out)?;
+                }
+            }
+            for n in 0..self.lengths_of(u).len() {
+                let k = self.lengths_of(u)[n];
+                self.recertify_once(k, stamp, t, model, out)?;
+            }
+            // the broad phase's certificates on u: a grid vertex's exit, k-DOP envelopes
+            let (reference, tolerance) = (&self.reference_velocity, self.settings.tolerance);
+            let tube = tubes_at(model, reference, tolerance, t.seconds());
+            self.broad.tube_moved(u, t.seconds(), (&reference[u.index()], tolerance), &tube, out);
+        }
+        Ok(())
+    }
+
+    /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it
+    /// has none (its layers are on) or this kick already did.
+    fn recertify_once(
+        &mut self,
+        k: PairId,
+        stamp: u16,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let pair = &mut self.pairs[k];
+        if pair.stamp == stamp || pair.guard == Guard::None {
+            return Ok(());
+        }
+        pair.stamp = stamp;
+        self.counters.reschedules += 1;
+        self.rebase(k, t, model, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_scenes::{requested, settings, two_spheres, two_spheres_apart};
+    use super::*;
+    use crate::avi::contact::settings::{BroadPhaseKind, ContactSettings};
+
+    #[test]
+    fn a_pair_kicked_at_both_ends_is_certified_on_both_new_velocities() {
+        // both spheres are kicked toward each other in one event: the slab must account for both
+        // new velocities, so the pair is still separated by it just before its failure time
+        let mut model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        model.vertices.kick(VertexId(0), Vec3::x() * -2.0); // v ← v − impulse/m: +2 m/s
+        model.vertices.kick(VertexId(1), Vec3::x() * 3.0); // −3 m/s
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        let failure = requested(&out).expect("the certificate was rescheduled");
+        // the gap (0.8 m) minus the slab (0.05 m) closes at 5 m/s plus the tubes' 0.2 m/s
+        assert!(failure <= 0.75 / 5.0 + 1e-12, "failure at {failure} s is later than the true approach");
+        for k in 0..=100 {
+            let t = Time::new(failure * k as Real / 100.0).unwrap();
+            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    #[test]
+    fn kicks_after_the_stamp_wraps_still_re_certify_every_pair_once() {
+        let mut model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        let pair = manager.pairs.keys().next().expect("the spheres' pair");
+        // the pair was re-certified by stamp 1, long ago; the next kick wraps the stamp to 1
+        manager.pairs[pair].stamp = 1;
+        manager.stamp = u16::MAX;
+        let mut out = Vec::new();
+        for (kick, stamp) in [1, 2, 3].into_iter().enumerate() {
+            // both spheres leave their tubes (2 m/s more toward each other each time), so the
+            // pair is reached from both spheres' primitives
+            model.vertices.kick(VertexId(0), Vec3::x() * -2.0);
+            model.vertices.kick(VertexId(1), Vec3::x() * 2.0);
+            manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+            assert_eq!(manager.stamp, stamp);
+            assert_eq!(manager.pairs[pair].stamp, stamp);
+            assert_eq!(manager.reschedules(), kick as u64 + 1, "one re-certification per kick");
+        }
+    }
+
+    #[test]
+    fn a_kick_out_of_the_tube_reschedules_that_vertex_s_grid_certificate_only() {
+        // two spheres 0.08 m apart on a hash grid: each vertex has a grid certificate
+        let mut model = two_spheres_apart(0.28);
+        let grid = ContactSettings { broad_phase: BroadPhaseKind::HashGrid { cell_size: None }, ..settings() };
+        let mut manager = ContactManager::new(&model, grid);
+        let start = manager.start(&model).unwrap();
+        assert_eq!(manager.pairs.len(), 1, "the spheres are near");
+        for u in [0, 1] {
+            assert!(start.iter().any(|s| matches!(s, Schedule::BroadPhase(q, _) if *q == u)), "vertex {u}: {start:?}");
+        }
+        // sphere 0 leaves its tube (2 m/s), sphere 1 stays in it (a tenth of the tolerance)
+        model.vertices.kick(VertexId(0), Vec3::x() * 2.0);
+        model.vertices.kick(VertexId(1), Vec3::x() * (0.1 * manager.settings.tolerance));
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0), VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        let rescheduled: Vec<u32> =
+            out.iter().filter_map(|s| if let Schedule::BroadPhase(u, _) = s { Some(*u) } else { None }).collect();
+        assert_eq!(rescheduled, [0], "{out:?}");
+    }
+
+    #[test]
+    fn kicks_inside_the_tube_reschedule_nothing() {
+        let model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        manager.start(&model).unwrap();
+        let mut nudged = model.clone();
+        nudged.vertices.kick(VertexId(0), Vec3::x() * -0.05); // 0.05 m/s < ε = 0.1 m/s
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &nudged, &mut out).unwrap();
+        assert!(out.is_empty() && manager.vague_skips() == 1 && manager.reschedules() == 0);
+    }
+}

@@ -1,0 +1,316 @@
+//! Penalty layers (ACM §4, §6; report Algorithm 3): a layer is switched on at the next multiple
+//! of its period (law 4), ticks on its own clock, kicks its stencil while penetrated (biphasic
+//! with restitution, Coulomb friction per impulse), and the deepest retires lazily once idle and
+//! separating. Also the two broken variants of ACM §3 kept for the pogo experiment (restarted
+//! clocks, reflective impulses), and the layers' energy and periods.
+
+use super::manager::ContactManager;
+use super::pair::{Between, Guard, PairKind};
+use super::schedule::Schedule;
+use super::settings::{ContactVariant, Restart};
+use crate::contact::ContactError;
+use crate::events::Clock;
+use crate::ids::{PairId, VertexId};
+use crate::math::{Real, Time, Vec3};
+use crate::model::Model;
+use smallvec::SmallVec;
+use thin_vec::ThinVec;
+
+/// What a layer event did.
+#[derive(Clone, Debug)]
+pub struct LayerOutcome {
+    /// Index k of the tick on the layer's clock.
+    pub tick: u64,
+    /// The layer's period h(l), s.
+    pub period: Real,
+    /// True if the layer's impulse was nonzero.
+    pub kicked: bool,
+}
+
+impl ContactManager {
+    /// The period of layer `l` of `pair` in `model`, s.
+    pub fn layer_period(&self, pair: PairId, l: u32, model: &Model) -> Real {
+        let kind = self.kind(pair);
+        kind.schedule(self.settings.layers).period(l, Self::inverse_mass(&kind, model), self.settings.safety)
+    }
+
+    /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
+    /// pair, Σ over l with η(l) > gap of ½ r(l) (gap − η(l))² (with restitution, the compression
+    /// stiffness).
+    pub fn energy(&self, positions: &[Vec3]) -> Real {
+        let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
+        let mut total = 0.0;
+        for pair in self.pairs.values().filter(|p| !p.layers.is_empty()) {
+            let kind = self.kind_of(pair);
+            let layers = kind.schedule(self.settings.layers);
+            x.clear();
+            x.extend(kind.vertices().iter().map(|u| positions[u.index()]));
+            let gap = kind.measure(&x).gap;
+            let mut l = 1;
+            while layers.thickness(l) > gap && l < u32::MAX {
+                total += 0.5 * layers.stiffness(l) * (gap - layers.thickness(l)).powi(2);
+                l += 1;
+            }
+        }
+        total
+    }
+
+    /// Puts layer `l` of pair `k` on its clock: the first multiple of h(l) after `t` (report §6:
+    /// activation picks the next multiple; it never restarts a clock). Under the broken
+    /// [`ContactVariant::RestartedClocks`], the clock starts at the predicted contact instant.
+    pub(super) fn activate(
+        &mut self,
+        k: PairId,
+        l: u32,
+        t: Time,
+        model: &Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<(), ContactError> {
+        let s = self.settings;
+        let kind = self.kind(k);
+        let h = kind
+            .schedule(self.settings.layers)
+            .checked_period(l, Self::inverse_mass(&kind, model), s.safety, t)
+            .map_err(ContactError::Zeno)?;
+        let mut clock = Clock::new(h);
+        if s.variant == ContactVariant::RestartedClocks {
+            let level = kind.schedule(self.settings.layers).thickness(l);
+            let first = self.predict_contact(k, t, model, level).unwrap_or(t.seconds() + h);
+            self.restarts.insert((k, l), Restart { origin: first - h, awaiting_contact: true });
+        } else {
+            clock.skip_to_after(t);
+        }
+        out.push(Schedule::Layer(k, l, self.tick_time(k, l, &clock, clock.ticks() + 1)));
+        let pair = &mut self.pairs[k];
+        pair.layers.push(clock);
+        pair.guard = Guard::None;
+        self.counters.deepest_layer = self.counters.deepest_layer.max(l);
+        Ok(())
+    }
+
+    /// When pair `k`'s gap reaches `level` if its stencil keeps its current velocities from `t`
+    /// (Newton's method on the gap along the linear trajectories; exact for a vertex against a
+    /// static plane); `None` if it does not approach. Used only by the broken variants.
+    fn predict_contact(&self, k: PairId, t: Time, model: &Model, level: Real) -> Option<Real> {
+        let v = &model.vertices;
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        let mut at = t.seconds();
+        let mut x: SmallVec<[Vec3; 4]> = SmallVec::new();
+        for iteration in 0..16 {
+            x.clear();
+            x.extend(vertices.iter().map(|&u| v.position_at(u, at)));
+            let proximity = kind.measure(&x);
+            let rate: Real = vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity_at(u, at))).sum();
+            let miss = proximity.gap - level;
+            if rate >= 0.0 {
+                // separating now, or the closest approach stays above the level
+                return if iteration == 0 { None } else { Some(at) };
+            }
+            if miss <= 1e-12 * level {
+                return Some(at);
+            }
+            at += miss / -rate;
+        }
+        Some(at)
+    }
+
+    /// [`ContactVariant::ReflectiveImpulse`]: pair `k` is near η(1); ask for its impact check at
+    /// the predicted instant, or poll again after h(1) while it does not approach.
+    pub(super) fn watch_impact(&mut self, k: PairId, t: Time, model: &Model, out: &mut Vec<Schedule>) {
+        let level = self.kind(k).schedule(self.settings.layers).thickness(1);
+        self.pairs[k].guard = Guard::Impact;
+        match self.predict_contact(k, t, model, level) {
+            Some(at) => out.push(Schedule::Impact(k, Time::new(at.max(t.seconds())).expect("finite"))),
+            None => {
+                let poll = t.seconds() + self.layer_period(k, 1, model);
+                self.schedule_failure(k, poll, out);
+            }
+        }
+    }
+
+    /// [`ContactVariant::ReflectiveImpulse`]: pair `k`'s impact check at `t`. If the gap has
+    /// reached η(1) while approaching, an elastic impulse along the gap gradient reverses the rate
+    /// at which the gap closes (momentum and kinetic energy kept at that instant); then the pair is
+    /// certified again (a new prediction, a poll, or a slab).
+    fn impact_tick(
+        &mut self,
+        k: PairId,
+        t: Time,
+        model: &mut Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<bool, ContactError> {
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        for &u in &vertices {
+            model.vertices.drift_to(u, t.seconds());
+        }
+        let proximity = self.measure_at(&kind, model, t);
+        let v = &mut model.vertices;
+        let rate: Real = vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.velocity(u))).sum();
+        let reached = proximity.gap <= kind.schedule(self.settings.layers).thickness(1) * (1.0 + 1e-9);
+        let weight: Real =
+            vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.norm_squared() / v.effective_mass(u)).sum();
+        let kicked = reached && rate < 0.0 && weight > 0.0;
+        if kicked {
+            // Δv_u = λ ∇_u d / m_u with λ = −2 ḋ / Σ |∇_u d|²/m_u, so ḋ ← −ḋ
+            let lambda = -2.0 * rate / weight;
+            for (&u, g) in vertices.iter().zip(&proximity.gradient) {
+                v.kick(u, -g * lambda);
+            }
+        }
+        self.pairs[k].guard = Guard::None;
+        self.certify(k, t, model, out)?;
+        Ok(kicked)
+    }
+
+    /// A tick of layer `l` of `pair` at `t` (report Algorithm 3): measure the stencil at `t`; if the
+    /// layer is penetrated, drift the stencil to `t` and kick it with −h(l)·c·r(l)·g·∇d (and
+    /// friction); retire the deepest layer when its impulse was zero and the pair is separating
+    /// with room for a slab. Returns what happened and pushes the next tick (if the layer stays
+    /// active) to `out`. A tick that does not kick changes no vertex: not even the round-off of a
+    /// drift split in two depends on which idle ticks a broad phase happens to schedule (law 5).
+    pub fn layer_tick(
+        &mut self,
+        pair: PairId,
+        l: u32,
+        t: Time,
+        model: &mut Model,
+        out: &mut Vec<Schedule>,
+    ) -> Result<LayerOutcome, ContactError> {
+        let s = self.settings;
+        let k = pair;
+        if s.variant == ContactVariant::ReflectiveImpulse {
+            let kicked = self.impact_tick(k, t, model, out)?;
+            return Ok(LayerOutcome { tick: 0, period: 0.0, kicked });
+        }
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        let layers = kind.schedule(self.settings.layers);
+        let proximity = self.measure_at(&kind, model, t);
+        let clock = &mut self.pairs[k].layers[l as usize - 1];
+        let tick = clock.advance();
+        let clock = *clock;
+        debug_assert_eq!(self.tick_time(k, l, &clock, tick), t, "law 4: a layer event off its clock");
+        let h = clock.period();
+        let mut next_tick = self.tick_time(k, l, &clock, tick + 1);
+        let p = &mut self.pairs[k];
+
+        let v = &mut model.vertices;
+        // the rate the gap arrived at t with, before any kick at t: the biphasic stiffness, the
+        // friction direction and the retirement below then do not depend on the order of
+        // simultaneous events (law 8), which differs between broad phases (law 5)
+        let gap_rate: Real =
+            vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.arrival_velocity_at(u, t.seconds()))).sum();
+        let g = proximity.gap - layers.thickness(l);
+        let kicked = g < 0.0;
+        if kicked {
+            // the positions measured are where the drift takes the stencil
+            for &u in &vertices {
+                v.drift_to(u, t.seconds());
+            }
+            // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
+            let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
+            let normal_impulse = h * c * layers.stiffness(l) * g; // ≤ 0: pushes apart
+            for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
+                v.kick(u, gu * normal_impulse);
+            }
+            if s.friction > 0.0 && !matches!(kind, PairKind::EdgeLength { .. }) {
+                let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
+                apply_friction(&vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
+            }
+        }
+        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
+        // a profitable slab of this layer's thickness
+        let deepest = l as usize == p.layers.len();
+        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
+        if retire {
+            p.layers.pop();
+            if s.variant == ContactVariant::RestartedClocks {
+                self.restarts.remove(&(k, l));
+            }
+            let p = &mut self.pairs[k];
+            if p.layers.is_empty() {
+                // free the allocation: most pairs touch once, and a pair keeps its record long after
+                p.layers = ThinVec::new();
+            }
+            p.guard = Guard::None;
+            let gone = p.layers.is_empty()
+                && matches!(p.between.get(), Between::Primitives(a, b) if !self.broad.overlap(a, b));
+            if gone {
+                self.remove_pair(k, out);
+            } else {
+                self.certify(k, t, model, out)?;
+            }
+        } else {
+            let awaiting = s.variant == ContactVariant::RestartedClocks
+                && self.restarts.get(&(k, l)).is_some_and(|r| r.awaiting_contact);
+            if awaiting {
+                // the broken RestartedClocks variant: restart the clock at the predicted contact
+                // until the layer first pushes
+                if kicked {
+                    if let Some(restart) = self.restarts.get_mut(&(k, l)) {
+                        restart.awaiting_contact = false;
+                    }
+                } else if let Some(at) = self.predict_contact(k, t, model, layers.thickness(l)) {
+                    if at < next_tick.seconds() {
+                        // at the contact level now: this tick is the restarted clock's first
+                        let first = if at <= t.seconds() { t.seconds() + h } else { at };
+                        self.pairs[k].layers[l as usize - 1] = Clock::new(h);
+                        self.restarts.insert((k, l), Restart { origin: first - h, awaiting_contact: true });
+                        next_tick = Time::new(first).expect("a finite tick time");
+                    }
+                }
+            }
+            out.push(Schedule::Layer(pair, l, next_tick));
+        }
+        Ok(LayerOutcome { tick, period: h, kicked })
+    }
+}
+
+/// Coulomb friction with an impulse of magnitude `limit` against the relative tangential velocity
+/// of the closest points (ACM §6.3), split over the stencil like the normal impulse, so linear
+/// momentum is kept exactly. The relative velocity is the one the stencil arrived with, before any
+/// kick at this instant ([`crate::model::Vertices::arrival_velocity`]), so simultaneous friction
+/// impulses commute (law 8).
+fn apply_friction(vertices: &[VertexId], gradient: &[Vec3], normal: Vec3, limit: Real, v: &mut crate::model::Vertices) {
+    // signed weights s_u: ∇_u d = s_u · n
+    let weights: SmallVec<[Real; 4]> = gradient.iter().map(|g| g.dot(&normal)).collect();
+    let relative: Vec3 = vertices.iter().zip(&weights).map(|(&u, s)| v.arrival_velocity(u) * *s).sum();
+    let tangential = relative - normal * normal.dot(&relative);
+    let Some(direction) = tangential.try_normalize(1e-300) else { return };
+    for (&u, s) in vertices.iter().zip(&weights) {
+        v.kick(u, direction * (limit * s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_scenes::{settings, two_spheres_apart};
+    use super::*;
+
+    #[test]
+    fn a_layer_tick_that_does_not_push_moves_no_vertex() {
+        // spheres at rest, 0.053 m apart: within the profitability margin of η(1) = 0.05 m, so
+        // layer 1 starts at once, but its ticks do not push. An idle tick only measures: the
+        // vertices keep their time and position, so which idle ticks a broad phase schedules
+        // cannot change the round-off of the trajectory (law 5)
+        let mut model = two_spheres_apart(0.253);
+        let mut manager = ContactManager::new(&model, settings());
+        let out = manager.start(&model).unwrap();
+        let (k, at) = out
+            .iter()
+            .find_map(|s| match *s {
+                Schedule::Layer(k, 1, at) => Some((k, at)),
+                _ => None,
+            })
+            .expect("layer 1 started");
+        let before: Vec<(Vec3, Real)> =
+            (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
+        let outcome = manager.layer_tick(k, 1, at, &mut model, &mut Vec::new()).unwrap();
+        assert!(!outcome.kicked, "the layer is not penetrated");
+        let after: Vec<(Vec3, Real)> =
+            (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
+        assert_eq!(before, after, "an idle tick drifted its stencil");
+    }
+}

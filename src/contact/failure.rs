@@ -1,0 +1,81 @@
+//! Why contact on the AVI backend cannot start or go on: the records its failures carry (plain
+//! data, below both backends, so that `error.rs` can wrap them without knowing an engine).
+
+use super::ZenoError;
+use crate::ids::PairId;
+use crate::math::Real;
+use std::fmt;
+
+/// A contact pair got inside its zero-distance limit: the guarantee was broken (a bug, or a
+/// scripted obstacle pushing through a free body faster than any finite energy can stop).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Penetration {
+    /// The pair's vertices (global indices), low side first.
+    pub vertices: Vec<u32>,
+    /// Its gap, m.
+    pub gap: Real,
+    /// When, s.
+    pub time: Real,
+}
+
+impl fmt::Display for Penetration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "contact pair on vertices {:?} reached gap {:.3e} m at t = {} s: the primitives touch, which the penalty \
+             layers must prevent; scripted obstacles may be driving a body through another (slow them down)",
+            self.vertices, self.gap, self.time
+        )
+    }
+}
+
+/// Why contact handling cannot go on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContactError {
+    /// A layer period fell below the clock's resolution (ACM §9, "Zeno").
+    Zeno(ZenoError),
+    /// A pair touched.
+    Penetration(Penetration),
+}
+
+impl fmt::Display for ContactError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContactError::Zeno(e) => write!(f, "{e}"),
+            ContactError::Penetration(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ContactError {}
+
+/// What the audit found wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditFailure {
+    /// The pair (`None` when the broad phase missed a pair).
+    pub pair: Option<PairId>,
+    /// When, s.
+    pub time: Real,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+impl fmt::Display for AuditFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pair {
+            Some(pair) => write!(f, "audit at t = {} s: contact pair {}: {}", self.time, pair.index(), self.what),
+            None => write!(f, "audit at t = {} s: {}", self.time, self.what),
+        }
+    }
+}
+
+/// A contact pair closer than η(1) at t = 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartError {
+    /// The pair's vertices (global indices), low side first.
+    pub vertices: Vec<u32>,
+    /// Its gap, m.
+    pub gap: Real,
+    /// η(1), m.
+    pub thickness: Real,
+}
