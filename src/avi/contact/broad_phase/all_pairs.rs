@@ -2,7 +2,8 @@
 //! with the square of the number of primitives; for small scenes, and the reference of law 5 that
 //! the kinetic broad phases are checked against.
 
-use super::{BroadPhaseChange, KineticBroadPhase, Primitives};
+use super::kinetic::{BroadPhaseChange, KineticBroadPhase};
+use super::primitives::Primitives;
 use crate::avi::contact::schedule::Schedule;
 use crate::avi::contact::tube::TubeOf;
 use crate::ids::VertexId;

@@ -17,7 +17,8 @@
 //! re-centres the vertex's tube; a re-anchoring re-covers the vertex's primitives together. A
 //! vertex's certificate is filed in the queue under the vertex's index.
 
-use super::{BroadPhaseChange, KineticBroadPhase, Primitives};
+use super::kinetic::{BroadPhaseChange, KineticBroadPhase};
+use super::primitives::Primitives;
 use crate::avi::contact::pair::{Primitive, Shape};
 use crate::avi::contact::schedule::Schedule;
 use crate::avi::contact::tube::TubeOf;
@@ -469,28 +470,41 @@ impl KineticBroadPhase for KineticGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::avi::contact::broad_phase::{BroadPhase, Method};
-    use crate::avi::contact::settings::BroadPhaseKind;
     use crate::model::{Body, BodyKind};
 
-    fn grid(broad: &BroadPhase) -> &KineticGrid {
-        match &broad.method {
-            Method::HashGrid(grid) => grid,
-            _ => unreachable!("a hash grid"),
+    /// A model's primitives on a hash grid.
+    struct Broad {
+        primitives: Primitives,
+        grid: KineticGrid,
+    }
+
+    impl Broad {
+        /// Cells of side `cell`, the given reach and slack, m.
+        fn new(model: &Model, cell: Real, reach: Real, slack: Real) -> Broad {
+            let (primitives, _, _) = Primitives::of_model(model);
+            let grid = KineticGrid::new(&primitives, model.vertices.positions(), cell, reach, slack);
+            Broad { primitives, grid }
+        }
+
+        /// The near pairs at the start that form a contact pair.
+        fn initial_pairs(&self) -> Vec<(u32, u32)> {
+            let pairs = self.grid.near_pairs(&self.primitives);
+            pairs.into_iter().filter(|&(i, j)| self.primitives.pair_kind(i, j).is_some()).collect()
         }
     }
 
-    fn reanchor(broad: &mut BroadPhase, u: VertexId, t: Real, model: &Model, tube: &VagueTrajectory) -> Reanchored {
-        match &mut broad.method {
-            Method::HashGrid(grid) => grid.reanchor(u, t, &broad.primitives, model, tube),
-            _ => unreachable!("a hash grid"),
-        }
+    fn grid(broad: &Broad) -> &KineticGrid {
+        &broad.grid
+    }
+
+    fn reanchor(broad: &mut Broad, u: VertexId, t: Real, model: &Model, tube: &VagueTrajectory) -> Reanchored {
+        broad.grid.reanchor(u, t, &broad.primitives, model, tube)
     }
 
     /// The pairs (i < j) of spheres (radius `r`) with sphere `i` whose anchored centres are
     /// nearer than 2·`r` + reach + 2·slack, found by testing every one with the distance of
     /// centres.
-    fn overlapping(broad: &BroadPhase, i: u32, r: Real) -> Vec<(u32, u32)> {
+    fn overlapping(broad: &Broad, i: u32, r: Real) -> Vec<(u32, u32)> {
         let grid = grid(broad);
         let bound = 2.0 * r + 2.0 * grid.half_reach + 2.0 * grid.slack;
         let centre = |j: u32| grid.anchors[broad.primitives.get(j).vertices()[0].index()];
@@ -533,12 +547,10 @@ mod tests {
             &velocities,
             &vec![1.0; n],
         );
-        let mut broad = BroadPhase::new(&model, BroadPhaseKind::HashGrid { cell_size: Some(0.2) }, 0.02, 0.0, None);
+        // the hash grid's default slack for these cells
+        let mut broad = Broad::new(&model, 0.2, 0.02, 0.05 * 0.2);
         // the next scans cross the stamps' wrap-around
-        match &mut broad.method {
-            Method::HashGrid(grid) => grid.visit = u32::MAX - 20,
-            _ => unreachable!("a hash grid"),
-        }
+        broad.grid.visit = u32::MAX - 20;
         let (mut gains, mut losses) = (0, 0);
         for step in 1..=200 {
             let t = 0.005 * step as Real;
@@ -581,9 +593,8 @@ mod tests {
         // cells of about an edge, and cells so small that the boxes of a vertex's primitives
         // together touch more than LARGE_CELLS cells while each touches fewer
         for cell in [0.012, 0.001] {
-            let kind = BroadPhaseKind::HashGrid { cell_size: Some(cell) };
-            let mut broad = BroadPhase::new(&model, kind, 0.003, 0.0, Some(0.001));
-            let every_near_pair = |broad: &BroadPhase| -> Vec<(u32, u32)> {
+            let mut broad = Broad::new(&model, cell, 0.003, 0.001);
+            let every_near_pair = |broad: &Broad| -> Vec<(u32, u32)> {
                 let n = broad.primitives.len() as u32;
                 let grid = grid(broad);
                 (0..n)

@@ -32,7 +32,8 @@
 //! tubes it was computed on is instead *watched*, and the next kick that moves a tube below it
 //! re-checks it at once.
 
-use super::{BroadPhaseChange, KineticBroadPhase, Primitives};
+use super::kinetic::{BroadPhaseChange, KineticBroadPhase};
+use super::primitives::Primitives;
 use crate::avi::contact::pair::{Primitive, Shape};
 use crate::avi::contact::schedule::{request_front, Schedule};
 use crate::avi::contact::tube::TubeOf;

@@ -15,157 +15,23 @@
 //! calls the broad phase on every kick that leaves a tube, and a match on three variants keeps
 //! those calls inlinable.
 
-pub(super) mod all_pairs;
-pub(super) mod hash_grid;
-pub(super) mod kdop;
+mod all_pairs;
+mod hash_grid;
+mod kdop;
+mod kinetic;
+mod primitives;
 
-use super::pair::{PairKind, Primitive, Shape};
 use super::schedule::Schedule;
 use super::settings::BroadPhaseKind;
 use super::tube::{vertex_tube, TubeOf};
-use crate::contact::proximity::{primitives, Primitive as ModelPrimitive};
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
-use crate::model::{Model, Motion};
+use crate::model::Model;
 use all_pairs::AllPairs;
 use hash_grid::KineticGrid;
 use kdop::KdopHierarchy;
-use smallvec::{smallvec, SmallVec};
-
-/// What a broad phase's certificate event changed: the primitive pairs (i < j, sorted) it now
-/// holds near and no longer holds near, and the next failure of its own certificate when that is
-/// to be requested after the pairs are followed.
-#[derive(Debug, Default)]
-pub(super) struct BroadPhaseChange {
-    /// Primitive pairs (i < j) that now must hold a contact pair.
-    pub(super) gained: Vec<(u32, u32)>,
-    /// Primitive pairs (i < j) that no longer must.
-    pub(super) lost: Vec<(u32, u32)>,
-    /// The failed certificate's renewal, asked of the queue after the gained and lost pairs.
-    pub(super) renewal: Option<Schedule>,
-}
-
-/// A kinetic broad phase (ACM §5.5, Phantom §4): it keeps certificates of its own in the event
-/// queue, under ids of its choosing, and says which primitive pairs must hold a contact pair.
-pub(super) trait KineticBroadPhase {
-    /// The label of its certificate events in `events_by_kind` and the profile.
-    fn label(&self) -> &'static str;
-
-    /// The primitive pairs (i < j, in increasing order) it holds near at the start, before the
-    /// pair rule is applied.
-    fn candidate_pairs(&self, primitives: &Primitives) -> Vec<(u32, u32)>;
-
-    /// Asks the queue for its certificates at t = 0 (after the contact pairs are certified);
-    /// `tube` gives each vertex's tube from t = 0.
-    fn start(&mut self, primitives: &Primitives, tube: &TubeOf, out: &mut Vec<Schedule>);
-
-    /// Its certificate `id` failed at `t`: update, push the requests that precede the pairs'
-    /// to `out`, and return the pairs gained and lost. `tube` gives each vertex's tube from `t`.
-    fn certificate_failed(
-        &mut self,
-        id: u32,
-        t: Real,
-        primitives: &Primitives,
-        model: &Model,
-        tube: &TubeOf,
-        out: &mut Vec<Schedule>,
-    ) -> BroadPhaseChange;
-
-    /// A kick moved vertex `u` out of its tube at `t`: it was re-centred on `velocity` (within
-    /// `tolerance`); `tube` gives its new tube from `t`. Reschedule what depends on it.
-    #[allow(clippy::too_many_arguments)]
-    fn tube_moved(
-        &mut self,
-        u: VertexId,
-        t: Real,
-        velocity: &Vec3,
-        tolerance: Real,
-        primitives: &Primitives,
-        tube: &TubeOf,
-        out: &mut Vec<Schedule>,
-    );
-
-    /// True while primitives `i` and `j` must hold a pair (a pair whose primitives no longer
-    /// overlap goes once its last layer retires).
-    fn overlap(&self, primitives: &Primitives, i: u32, j: u32) -> bool;
-
-    /// True if every candidate pair holds a pair for the whole run (nothing to audit).
-    fn holds_every_pair(&self) -> bool {
-        false
-    }
-
-    /// Audit of its own certificates at `t` (positions `x`): `Err` names what no longer holds.
-    fn audit(&self, primitives: &Primitives, t: Real, x: &dyn Fn(VertexId) -> Vec3) -> Result<(), &'static str>;
-
-    /// Its hysteresis, m (0 if it has none).
-    fn slack(&self) -> Real;
-
-    /// Heap bytes of its structure (an estimate from capacities).
-    fn heap_bytes(&self) -> usize;
-
-    /// The hash grid's cell side, m (`None` for the others).
-    fn cell_size(&self) -> Option<Real> {
-        None
-    }
-
-    /// Occupied hash-grid cells (0 for the others).
-    fn occupied_cells(&self) -> usize {
-        0
-    }
-
-    /// Live k-DOP front records, each with its certificate (0 for the others).
-    fn front_records(&self) -> usize {
-        0
-    }
-}
-
-/// The primitives of a model, and for each vertex the primitives it belongs to.
-#[derive(Debug)]
-pub(super) struct Primitives {
-    list: Vec<Primitive>,
-    /// Vertex `u`'s primitives are `of_vertex[first_of_vertex[u]..first_of_vertex[u + 1]]`, in
-    /// increasing order.
-    of_vertex: Vec<u32>,
-    first_of_vertex: Vec<u32>,
-}
-
-impl Primitives {
-    /// Number of primitives.
-    pub(super) fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    /// All primitives, by index.
-    pub(super) fn all(&self) -> &[Primitive] {
-        &self.list
-    }
-
-    /// Primitive `i`.
-    pub(super) fn get(&self, i: u32) -> &Primitive {
-        &self.list[i as usize]
-    }
-
-    /// The primitives vertex `u` belongs to.
-    pub(super) fn of_vertex(&self, u: VertexId) -> &[u32] {
-        &self.of_vertex[self.first_of_vertex[u.index()] as usize..self.first_of_vertex[u.index() + 1] as usize]
-    }
-
-    /// The contact pair between primitives `i` < `j`, if they form one.
-    pub(super) fn pair_kind(&self, i: u32, j: u32) -> Option<PairKind> {
-        PairKind::of_primitives(self.get(i), self.get(j))
-    }
-
-    /// The kind of the pair that primitives `i` < `j` hold ([`Primitives::pair_kind`] made it).
-    pub(super) fn kind_of_pair(&self, i: u32, j: u32) -> PairKind {
-        PairKind::of_shapes(self.get(i), self.get(j)).expect("a pair's primitives form one")
-    }
-
-    /// Heap bytes of the primitives and their vertex lists.
-    fn heap_bytes(&self) -> usize {
-        self.list.capacity() * std::mem::size_of::<Primitive>()
-            + (self.of_vertex.capacity() + self.first_of_vertex.capacity()) * 4
-    }
-}
+use kinetic::{BroadPhaseChange, KineticBroadPhase};
+use primitives::Primitives;
 
 /// The primitives of a model and the method that says which pairs of them may touch.
 #[derive(Debug)]
@@ -174,8 +40,9 @@ pub(super) struct BroadPhase {
     method: Method,
 }
 
-/// The three broad phases.
+/// The three broad phases (one per simulation: the variants' sizes do not matter).
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 enum Method {
     AllPairs(AllPairs),
     HashGrid(KineticGrid),
@@ -200,54 +67,7 @@ impl BroadPhase {
     /// a pair must exist (m); `slack` is the hysteresis (m; `None`: [`default_slack`]).
     pub(super) fn new(model: &Model, kind: BroadPhaseKind, reach: Real, tolerance: Real, slack: Option<Real>) -> Self {
         let v = &model.vertices;
-        let held = |u: VertexId| !matches!(v.motion_at(u, 0.0), Motion::Free);
-        let fixed = |u: VertexId| matches!(v.motion(u), Motion::Fixed);
-        // one list of primitives (`contact::proximity::primitives`), grouped by shape
-        let mut spheres = Vec::new();
-        let mut points = Vec::new();
-        let mut segments = Vec::new();
-        let mut triangles = Vec::new();
-        let mut free_edge_lengths = Vec::new();
-        for p in primitives(model) {
-            match p {
-                ModelPrimitive::Particle(u, r) => spheres.push((Shape::Sphere, smallvec![u], r)),
-                ModelPrimitive::Vertex(u) => points.push((Shape::Point, smallvec![u], 0.0)),
-                ModelPrimitive::Edge([a, b]) => {
-                    if !(held(a) && held(b)) {
-                        free_edge_lengths.push((v.position(b) - v.position(a)).norm());
-                    }
-                    segments.push((Shape::Segment, smallvec![a, b], 0.0));
-                }
-                ModelPrimitive::Triangle(t) => triangles.push((Shape::Triangle, t.into_iter().collect(), 0.0)),
-            }
-        }
-        let largest_radius = spheres.iter().map(|&(_, _, r)| r).fold(0.0, Real::max);
-        let list: Vec<Primitive> = triangles
-            .into_iter()
-            .chain(points)
-            .chain(spheres)
-            .chain(segments)
-            .map(|(shape, vertices, radius): (Shape, SmallVec<[VertexId; 3]>, Real)| {
-                let all = |test: &dyn Fn(VertexId) -> bool| vertices.iter().all(|&u| test(u));
-                Primitive::new(shape, &vertices, radius, all(&fixed), all(&held))
-            })
-            .collect();
-        let mut first_of_vertex = vec![0u32; v.len() + 1];
-        for u in list.iter().flat_map(Primitive::vertices) {
-            first_of_vertex[u.index() + 1] += 1;
-        }
-        for k in 1..first_of_vertex.len() {
-            first_of_vertex[k] += first_of_vertex[k - 1];
-        }
-        let mut of_vertex = vec![0u32; first_of_vertex[v.len()] as usize];
-        let mut next = first_of_vertex.clone();
-        for (i, p) in list.iter().enumerate() {
-            for u in p.vertices() {
-                of_vertex[next[u.index()] as usize] = i as u32;
-                next[u.index()] += 1;
-            }
-        }
-        let primitives = Primitives { list, of_vertex, first_of_vertex };
+        let (primitives, free_edge_lengths, largest_radius) = Primitives::of_model(model);
         // Phantom's cell: twice the mean free edge length (particles: twice diameter plus reach)
         let default_cell = if free_edge_lengths.is_empty() {
             2.0 * (2.0 * largest_radius + reach)
@@ -394,6 +214,7 @@ mod tests {
     //! distance functions finds nearer than the reach.
 
     use super::*;
+    use crate::avi::contact::pair::Shape;
     use crate::avi::contact::tube::tubes_at;
     use crate::geometry::distance::{distance_edge_edge, distance_point_point, distance_point_triangle};
     use crate::model::{Body, BodyKind};
@@ -459,7 +280,7 @@ mod tests {
         // a queue of the broad phase's own certificates: id → time, and (time, id) in order
         let mut due: BTreeMap<u32, Real> = BTreeMap::new();
         let mut queue: BTreeSet<(u64, u32)> = BTreeSet::new();
-        let mut apply = |requests: Vec<Schedule>, due: &mut BTreeMap<u32, Real>, queue: &mut BTreeSet<(u64, u32)>| {
+        let apply = |requests: Vec<Schedule>, due: &mut BTreeMap<u32, Real>, queue: &mut BTreeSet<(u64, u32)>| {
             for request in requests {
                 let (id, at) = match request {
                     Schedule::BroadPhase(id, at) => (id, Some(at.seconds())),
