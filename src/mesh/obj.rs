@@ -8,6 +8,7 @@
 
 use super::TriMesh;
 use crate::math::Vec3;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -60,7 +61,8 @@ pub fn read_obj(path: &Path) -> Result<TriMesh, ObjError> {
 /// Parses OBJ text (see the module docs for what is read).
 pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
     let mut mesh = TriMesh::default();
-    let mut faces: Vec<(usize, [i64; 3])> = Vec::new();
+    // each face's line, its references as written and as resolved (1-based)
+    let mut faces: Vec<(usize, [i64; 3], [i64; 3])> = Vec::new();
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
         let malformed = |message: String| ObjError::Malformed { line, message };
@@ -92,21 +94,39 @@ pub fn parse_obj(text: &str) -> Result<TriMesh, ObjError> {
                 }
                 // negative references count back from the vertices read so far
                 let n = mesh.positions.len() as i64;
-                let resolved = [0, 1, 2].map(|i| if refs[i] < 0 { n + refs[i] + 1 } else { refs[i] });
-                faces.push((line, resolved));
+                let written = [refs[0], refs[1], refs[2]];
+                let resolved = written.map(|r| if r < 0 { n + r + 1 } else { r });
+                faces.push((line, written, resolved));
             }
             _ => {}
         }
     }
     let n = mesh.positions.len() as i64;
-    for (line, f) in faces {
-        if let Some(bad) = f.iter().find(|&&r| r < 1 || r > n) {
+    // each triangle's sorted vertices, with its line: a repeated (or flipped) face is one
+    // surface listed twice, which doubles its mass and puts two primitives in one place
+    let mut seen: HashMap<[u32; 3], usize> = HashMap::with_capacity(faces.len());
+    for (line, written, f) in faces {
+        if let Some(k) = (0..3).find(|&k| f[k] < 1 || f[k] > n) {
+            let message = if written[k] < 0 {
+                format!(
+                    "vertex reference {} counts back past the first vertex (it names vertex {} of the {} read so far)",
+                    written[k], f[k], n
+                )
+            } else {
+                format!("vertex {} does not exist (the file has {n} vertices)", written[k])
+            };
+            return Err(ObjError::Malformed { line, message });
+        }
+        let triangle = f.map(|r| (r - 1) as u32);
+        let mut key = triangle;
+        key.sort_unstable();
+        if let Some(first) = seen.insert(key, line) {
             return Err(ObjError::Malformed {
                 line,
-                message: format!("vertex {bad} does not exist (the file has {n} vertices)"),
+                message: format!("this face repeats the one on line {first} (the same three vertices); remove one"),
             });
         }
-        mesh.triangles.push(f.map(|r| (r - 1) as u32));
+        mesh.triangles.push(triangle);
     }
     if mesh.triangles.is_empty() {
         return Err(ObjError::Empty);
@@ -141,5 +161,28 @@ mod tests {
         assert!(matches!(parse_obj("v 0 0 x\n"), Err(ObjError::Malformed { line: 1, .. })));
         assert_eq!(parse_obj("v 0 0 0\n"), Err(ObjError::Empty));
         assert!(matches!(read_obj(Path::new("/nonexistent/x.obj")), Err(ObjError::Unreadable(_))));
+    }
+
+    #[test]
+    fn a_negative_reference_is_reported_as_written() {
+        let Err(ObjError::Malformed { line, message }) = parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 -9\n")
+        else {
+            panic!("a reference before the first vertex")
+        };
+        assert_eq!(line, 5);
+        assert!(message.contains("-9") && !message.contains("vertex -5"), "{message}");
+    }
+
+    #[test]
+    fn a_face_listed_twice_is_refused_in_either_orientation() {
+        let quad = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
+        assert!(parse_obj(quad).is_ok());
+        for again in ["f 1 2 3", "f 3 2 1", "f 2 3 1"] {
+            let Err(ObjError::Malformed { line, message }) = parse_obj(&format!("{quad}{again}\n")) else {
+                panic!("{again}: a repeated face")
+            };
+            assert_eq!(line, 7, "{again}");
+            assert!(message.contains("repeats the one on line 5"), "{again}: {message}");
+        }
     }
 }

@@ -194,12 +194,27 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
     let num = |file: &str, line: usize, w: &str| -> Result<f64, TetGenError> {
         w.parse::<f64>().map_err(|_| err(file, line, format!("`{w}` is not a number")))
     };
+    // indices and counts are whole numbers (a fraction would be truncated to another point)
+    let integer = |file: &str, line: usize, w: &str, what: &str| -> Result<i64, TetGenError> {
+        w.parse::<i64>().map_err(|_| err(file, line, format!("`{w}` is not a whole number; {what} must be one")))
+    };
+    // a header's count: whole, not negative, and no more than the rows that follow it
+    let announced = |file: &str, line: usize, w: &str, what: &str, rows: usize| -> Result<usize, TetGenError> {
+        let count = integer(file, line, w, "a count")?;
+        if count < 0 || count as u64 > rows as u64 {
+            return Err(err(
+                file,
+                line,
+                format!("the header announces {count} {what} but the file has {rows}; correct the count"),
+            ));
+        }
+        Ok(count as usize)
+    };
 
     let nodes = rows(&node_text);
     let Some((hl, header)) = nodes.first() else {
         return Err(TetGenError { file: node_file, line: None, message: "the file is empty".into() });
     };
-    let count = num(&node_file, *hl, &header[0])? as usize;
     if header.get(1).map(String::as_str) != Some("3") {
         return Err(err(
             &node_file,
@@ -207,24 +222,21 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
             "the header must say the points are 3D: `<count> 3 <attributes> <markers>`".into(),
         ));
     }
-    if nodes.len() < 1 + count {
-        return Err(err(
-            &node_file,
-            *hl,
-            format!("the header announces {count} points but the file has {}", nodes.len() - 1),
-        ));
-    }
+    let count = announced(&node_file, *hl, &header[0], "points", nodes.len() - 1)?;
     let mut positions = Vec::with_capacity(count);
     let mut first_index = 0usize;
     for (k, (line, w)) in nodes[1..=count].iter().enumerate() {
         if w.len() < 4 {
             return Err(err(&node_file, *line, "a point needs `<index> <x> <y> <z>`".into()));
         }
-        let index = num(&node_file, *line, &w[0])? as usize;
+        let index = integer(&node_file, *line, &w[0], "a point's index")?;
         if k == 0 {
-            first_index = index;
+            if !(0..=1).contains(&index) {
+                return Err(err(&node_file, *line, format!("the first point is numbered {index}; number from 0 or 1")));
+            }
+            first_index = index as usize;
         }
-        if index != first_index + k {
+        if index != (first_index + k) as i64 {
             return Err(err(
                 &node_file,
                 *line,
@@ -243,7 +255,6 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
     let Some((hl, header)) = eles.first() else {
         return Err(TetGenError { file: ele_file, line: None, message: "the file is empty".into() });
     };
-    let count = num(&ele_file, *hl, &header[0])? as usize;
     if header.get(1).map(String::as_str) != Some("4") {
         return Err(err(
             &ele_file,
@@ -251,25 +262,33 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
             "only linear tetrahedra are supported: the header must say 4 nodes per tetrahedron".into(),
         ));
     }
-    if eles.len() < 1 + count || count == 0 {
-        return Err(err(
-            &ele_file,
-            *hl,
-            format!("the header announces {count} tetrahedra but the file has {}", eles.len() - 1),
-        ));
+    let count = announced(&ele_file, *hl, &header[0], "tetrahedra", eles.len() - 1)?;
+    if count == 0 {
+        return Err(err(&ele_file, *hl, "the header announces no tetrahedra; a solid needs at least one".into()));
     }
     let mut mesh = TetMesh { positions, tets: Vec::with_capacity(count) };
+    // each tetrahedron's sorted points, with its line: one listed twice would count its mass twice
+    let mut seen: HashMap<[u32; 4], usize> = HashMap::with_capacity(count);
     for (line, w) in &eles[1..=count] {
         if w.len() < 5 {
             return Err(err(&ele_file, *line, "a tetrahedron needs `<index> <n1> <n2> <n3> <n4>`".into()));
         }
         let mut tet = [0u32; 4];
         for (slot, word) in tet.iter_mut().zip(&w[1..5]) {
-            let i = num(&ele_file, *line, word)? as i64 - first_index as i64;
+            let i = integer(&ele_file, *line, word, "a point's index")? - first_index as i64;
             if i < 0 || i as usize >= mesh.positions.len() {
                 return Err(err(&ele_file, *line, format!("point {word} does not exist")));
             }
             *slot = i as u32;
+        }
+        let mut key = tet;
+        key.sort_unstable();
+        if let Some(first) = seen.insert(key, *line) {
+            return Err(err(
+                &ele_file,
+                *line,
+                format!("this tetrahedron repeats the one on line {first} (the same four points); remove one"),
+            ));
         }
         mesh.tets.push(tet);
         let t = mesh.tets.len() - 1;
@@ -343,5 +362,45 @@ mod tests {
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("9"));
         assert!(read_tetgen(&dir.path().join("missing.ele")).unwrap_err().message.contains(".node"));
+    }
+
+    /// Writes `node` and `ele` as t.node and t.ele and reads them.
+    fn read_pair(node: &str, ele: &str) -> Result<TetMesh, TetGenError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.node"), node).unwrap();
+        std::fs::write(dir.path().join("t.ele"), ele).unwrap();
+        read_tetgen(&dir.path().join("t.node"))
+    }
+
+    #[test]
+    fn counts_and_indices_must_be_whole_and_possible() {
+        let node = "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n";
+        let ele = "1 4 0\n1 1 3 2 4\n";
+        assert!(read_pair(node, ele).is_ok());
+        // a huge count is refused at the header, before anything is allocated for it
+        for huge in ["1e20", "100000000000000000000", "18446744073709551615"] {
+            let e = read_pair(&node.replacen('4', huge, 1), ele).unwrap_err();
+            assert!(e.file.ends_with(".node") && e.line == Some(1), "{huge}: {e}");
+        }
+        let e = read_pair(node, &ele.replacen('1', "99999999999", 1)).unwrap_err();
+        assert!(e.file.ends_with(".ele") && e.message.contains("announces 99999999999 tetrahedra"), "{e}");
+        // a negative count is the .node file's fault, not the .ele's
+        let e = read_pair(&node.replacen('4', "-4", 1), ele).unwrap_err();
+        assert!(e.file.ends_with(".node") && e.line == Some(1) && e.message.contains("-4"), "{e}");
+        // fractional indices would be truncated to another point
+        let e = read_pair(node, "1 4 0\n1 1 3.5 2 4\n").unwrap_err();
+        assert!(e.message.contains("`3.5` is not a whole number"), "{e}");
+        let e = read_pair(&node.replace("2 1 0 0", "2.5 1 0 0"), ele).unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+    }
+
+    #[test]
+    fn a_tetrahedron_listed_twice_is_refused() {
+        let node = "5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n";
+        assert!(read_pair(node, "2 4 0\n1 1 2 3 4\n2 2 3 4 5\n").is_ok());
+        // the same four points, in another order (which flips it): its mass would count twice
+        let e = read_pair(node, "3 4 0\n1 1 2 3 4\n2 2 3 4 5\n3 2 1 3 4\n").unwrap_err();
+        assert_eq!(e.line, Some(4));
+        assert!(e.message.contains("repeats the one on line 2"), "{e}");
     }
 }
