@@ -105,19 +105,97 @@ pub fn check_run(dir: &Path) -> Result<CheckReport, CheckError> {
                 .into(),
         });
     }
+    check_frame_count(dir, &frames, &particles)?;
+    // every frame of a run holds the same bodies, vertices and triangles (or spheres) as its
+    // first: a frame that differs was cut short or comes from another run
+    let mut first_mesh: Option<(PathBuf, usize, usize, usize)> = None;
     for path in frames {
-        let text = read(&path)?;
+        let text = read_whole(&path)?;
         let mesh = FrameMesh::parse(&text).map_err(|message| CheckError { path: path.clone(), message })?;
+        let shape = (mesh.bodies.len(), mesh.positions.len(), mesh.triangles.len());
+        match &first_mesh {
+            None => first_mesh = Some((path.clone(), shape.0, shape.1, shape.2)),
+            Some((first, bodies, vertices, triangles)) if (*bodies, *vertices, *triangles) != shape => {
+                return Err(CheckError {
+                    path: path.clone(),
+                    message: format!(
+                        "{} bodies, {} vertices and {} triangles where {} has {bodies}, {vertices} and {triangles}: \
+                         the frame is cut short or from another run; run the scene again",
+                        shape.0,
+                        shape.1,
+                        shape.2,
+                        first.display()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
         mesh.check(&path, &mut report.findings);
         report.frames += 1;
     }
+    let mut first_count: Option<(PathBuf, usize)> = None;
     for path in particles {
-        let text = read(&path)?;
+        let text = read_whole(&path)?;
         let spheres = parse_particles(&text).map_err(|message| CheckError { path: path.clone(), message })?;
+        match &first_count {
+            None => first_count = Some((path.clone(), spheres.len())),
+            Some((first, n)) if *n != spheres.len() => {
+                return Err(CheckError {
+                    path: path.clone(),
+                    message: format!(
+                        "{} particles where {} has {n}: the frame is cut short or from another run; run the scene again",
+                        spheres.len(),
+                        first.display()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
         check_particles(&path, &spheres, &mut report.findings);
         report.frames += 1;
     }
     Ok(report)
+}
+
+/// With a `stats.csv` beside them (one row per frame), the run's frame files must number its
+/// rows: fewer is a run whose frames were lost, more a directory mixing two runs.
+fn check_frame_count(dir: &Path, frames: &[PathBuf], particles: &[PathBuf]) -> Result<(), CheckError> {
+    let stats = dir.join("stats.csv");
+    if !stats.is_file() {
+        return Ok(());
+    }
+    let rows = read(&stats)?.lines().skip(1).filter(|l| !l.trim().is_empty()).count();
+    for (files, what) in [(frames, "frames/frame_*.obj"), (particles, "particles/frame_*.csv")] {
+        if !files.is_empty() && files.len() != rows {
+            return Err(CheckError {
+                path: dir.to_path_buf(),
+                message: format!(
+                    "{} {what} files but {rows} rows in stats.csv: frames are missing or left from another run; \
+                     run the scene again into an empty directory",
+                    files.len()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A frame file's text; one that does not end with a newline was cut short while being written.
+fn read_whole(path: &Path) -> Result<String, CheckError> {
+    let text = read(path)?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        return Err(CheckError {
+            path: path.to_path_buf(),
+            message: "the file ends mid-line: it was cut short while being written; run the scene again".into(),
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(CheckError {
+            path: path.to_path_buf(),
+            message: "the file is empty: it was cut short while being written; run the scene again".into(),
+        });
+    }
+    Ok(text)
 }
 
 fn read(path: &Path) -> Result<String, CheckError> {
@@ -271,7 +349,9 @@ mod tests {
         // a flat grid piece (adjacent triangles share vertices: not pairs) and a piercing triangle
         let clean = "o sheet\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
         let pierced = format!("{clean}o spike\nv 0.2 0.2 -1\nv 0.2 0.2 1\nv 0.3 -1 0\nf 5 6 7\n");
-        fs::write(dir.path().join("frames/frame_00000.obj"), clean).unwrap();
+        // the spike far away first: every frame of a run has the same bodies
+        let apart = format!("{clean}o spike\nv 5 5 4\nv 5 5 6\nv 5.1 4 5\nf 5 6 7\n");
+        fs::write(dir.path().join("frames/frame_00000.obj"), apart).unwrap();
         fs::write(dir.path().join("frames/frame_00001.obj"), &pierced).unwrap();
         fs::write(dir.path().join("particles/frame_00000.csv"), "x,y,z,r\n0,0,0,0.1\n0.3,0,0,0.1\n").unwrap();
         fs::write(dir.path().join("particles/frame_00001.csv"), "x,y,z,r\n0,0,0,0.1\n0.15,0,0,0.1\n").unwrap();
@@ -283,6 +363,32 @@ mod tests {
         );
         assert!(matches!(report.findings[1], Finding::Particles { a: 0, b: 1, .. }));
         assert!(report.findings[0].to_string().contains("frame_00001.obj"));
+    }
+
+    #[test]
+    fn a_frame_cut_short_or_a_count_that_disagrees_with_stats_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let frames = dir.path().join("frames");
+        fs::create_dir_all(&frames).unwrap();
+        let whole = "o sheet\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
+        fs::write(frames.join("frame_00000.obj"), whole).unwrap();
+        fs::write(frames.join("frame_00001.obj"), whole).unwrap();
+        fs::write(dir.path().join("stats.csv"), "time,kinetic\n0,0\n0.1,0\n").unwrap();
+        assert_eq!(check_run(dir.path()).unwrap().frames, 2);
+        // cut at a line: it parses, but has fewer triangles than the first frame
+        fs::write(frames.join("frame_00001.obj"), &whole[..whole.len() - 8]).unwrap();
+        let e = check_run(dir.path()).unwrap_err();
+        assert!(e.path.ends_with("frame_00001.obj") && e.message.contains("cut short"), "{e}");
+        // cut mid-line, and empty
+        fs::write(frames.join("frame_00001.obj"), &whole[..whole.len() - 3]).unwrap();
+        assert!(check_run(dir.path()).unwrap_err().message.contains("mid-line"));
+        fs::write(frames.join("frame_00001.obj"), "").unwrap();
+        assert!(check_run(dir.path()).unwrap_err().message.contains("empty"));
+        // a frame more than stats.csv has rows
+        fs::write(frames.join("frame_00001.obj"), whole).unwrap();
+        fs::write(frames.join("frame_00002.obj"), whole).unwrap();
+        let e = check_run(dir.path()).unwrap_err();
+        assert!(e.message.contains("3 frames/frame_*.obj files but 2 rows"), "{e}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Frame files and `stats.csv`, written by an [`Observer`].
 
-use super::{io_at, OutputError};
+use super::{io_at, write_atomically, OutputError};
 use crate::model::{BodyKind, Model};
 use crate::observe::{Frame, Observer, ObserverError};
 use std::fs::{self, File};
@@ -40,7 +40,9 @@ impl FrameWriter {
             if d.is_dir() {
                 for entry in fs::read_dir(&d).map_err(io_at(&d))? {
                     let p = entry.map_err(io_at(&d))?.path();
-                    if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("frame_")) {
+                    // an earlier run's frames, and the temporary file of one killed mid-write
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    if name.starts_with("frame_") || name.starts_with(".tmp") {
                         fs::remove_file(&p).map_err(io_at(&p))?;
                     }
                 }
@@ -102,11 +104,11 @@ impl FrameWriter {
         let name = format!("frame_{:05}", frame.index);
         if !obj.is_empty() {
             let p = self.dir.join("frames").join(format!("{name}.obj"));
-            fs::write(&p, obj).map_err(io_at(&p))?;
+            write_atomically(&p, obj.as_bytes())?;
         }
         if !csv.is_empty() {
             let p = self.dir.join("particles").join(format!("{name}.csv"));
-            fs::write(&p, format!("x,y,z,r\n{csv}")).map_err(io_at(&p))?;
+            write_atomically(&p, format!("x,y,z,r\n{csv}").as_bytes())?;
         }
         let s = &frame.stats;
         let (p, l) = (s.momentum, s.angular_momentum);

@@ -2,7 +2,9 @@
 //! `summary.json`, plots, and the progress line. With `scene/`, the only module that writes files.
 //!
 //! Every file is written as the run goes (a frame as soon as it is taken, `stats.csv` flushed
-//! row by row), so a run that fails half-way keeps everything up to the failure.
+//! row by row), so a run that fails half-way keeps everything up to the failure. Frames and
+//! `summary.json` are written atomically (a temporary file renamed over the target): a run killed while writing one
+//! leaves it whole or absent, never cut short.
 
 mod check;
 mod compare;
@@ -45,4 +47,15 @@ impl std::error::Error for OutputError {}
 
 pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     move |source| OutputError { path: path.to_path_buf(), source }
+}
+
+/// Writes `contents` to `path` atomically: into a temporary file beside it, then renamed over it,
+/// so a reader (or a run killed half-way) sees the old file or the whole new one, never a part.
+pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), OutputError> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_at(path))?;
+    file.write_all(contents).map_err(io_at(path))?;
+    file.persist(path).map_err(|e| OutputError { path: path.to_path_buf(), source: e.error })?;
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! `summary.json`: what a run did.
 
-use super::{io_at, OutputError};
+use super::{write_atomically, OutputError};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -72,9 +72,10 @@ pub struct Summary {
     pub events_per_second: f64,
 }
 
-/// Writes `summary` to `dir/summary.json`.
+/// Writes `summary` to `dir/summary.json`, atomically (a full disk leaves the previous file, not
+/// an empty one).
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), OutputError> {
     let path = dir.join("summary.json");
     let text = serde_json::to_string_pretty(summary).expect("a summary always serialises");
-    std::fs::write(&path, text + "\n").map_err(io_at(&path))
+    write_atomically(&path, (text + "\n").as_bytes())
 }
