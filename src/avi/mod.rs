@@ -11,9 +11,10 @@ mod engine;
 mod kdop_hierarchy;
 mod pair_store;
 
+pub use crate::force::{ForceSpec, PeriodChoice};
 pub use broad_phase::BroadPhaseKind;
 pub use contact_manager::{
     AuditFailure, BookkeepingBytes, ContactError, ContactManager, ContactSettings, ContactVariant, LayerOutcome,
     PairId, Penetration, Schedule, StartError,
 };
-pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};
+pub use engine::{AviEngine, EventKey};

@@ -2,7 +2,7 @@
 //! value goes through, each with its message (what is wrong and what to do).
 
 use super::SceneError;
-use crate::avi::PeriodChoice;
+use crate::force::PeriodChoice;
 use crate::math::{Real, Vec3};
 
 /// Error context: the file being built, for messages located by key path.

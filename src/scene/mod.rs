@@ -13,7 +13,7 @@ pub mod schema;
 
 pub use builtin::{builtin_names, builtin_source};
 
-use crate::avi::ForceSpec;
+use crate::force::ForceSpec;
 use crate::model::Model;
 use crate::simulation::SimulationParameters;
 use serde::Deserialize;

@@ -7,8 +7,8 @@ use super::integrators::{
 };
 use super::ipc::{IpcContact, IpcParameters};
 use super::newton::{IncrementalPotential, NewtonParameters};
-use crate::avi::ForceSpec;
 use crate::error::SimulationError;
+use crate::force::ForceSpec;
 use crate::ids::VertexId;
 use crate::math::{Real, Time, Vec3};
 use crate::model::{Model, Motion};

@@ -17,7 +17,7 @@ mod solid;
 use super::context::{quoted_or, Ctx};
 use super::schema::ScriptSpec;
 use super::SceneError;
-use crate::avi::{ForceSpec, PeriodChoice};
+use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 use crate::model::{Body, BodyKind, LinearPath, Model};

@@ -3,7 +3,7 @@
 
 use super::mesh::load_mesh;
 use super::{BodySpec, Geometry, Kind, Motion, Placed};
-use crate::avi::ForceSpec;
+use crate::force::ForceSpec;
 use crate::math::Vec3;
 use crate::mesh;
 use crate::model::BodyKind;
