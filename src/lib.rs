@@ -19,7 +19,7 @@
 //! | L1 | [`geometry`] | pure geometry: distances, closest points and gradients of the contact primitives; exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
 //! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories |
-//! | L3 | [`events`], [`potential`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils; observers; counters |
+//! | L3 | [`events`], [`potential`], [`force`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils and their clock choices; observers; counters |
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push; the contact manager (layers and certificates) |
 //! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
 //! | L5 | [`simulation`] | the [`Simulation`] facade |
@@ -34,13 +34,14 @@
 //! * **How do I compare with Verlet?** Set `[simulation] period = h`: every potential then ticks
 //!   at `h` and the run is velocity Verlet (law 7, tested in `tests/laws.rs`).
 //! * **My own potential?** Implement [`potential::Potential`] and pass it in a
-//!   [`avi::ForceSpec`]; see `examples/custom_potential.rs`.
+//!   [`force::ForceSpec`]; see `examples/custom_potential.rs`.
 #![warn(missing_docs)]
 
 pub mod avi;
 pub mod contact;
 pub mod error;
 pub mod events;
+pub mod force;
 pub mod geometry;
 pub mod ids;
 pub mod kds;
@@ -59,7 +60,7 @@ pub use simulation::{Simulation, SimulationParameters};
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::avi::{ForceSpec, PeriodChoice};
+    pub use crate::force::{ForceSpec, PeriodChoice};
     pub use crate::ids::{BodyId, ForceId, VertexId};
     pub use crate::math::{Real, Time, Vec3};
     pub use crate::model::{Body, BodyKind, Model};

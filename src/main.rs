@@ -9,7 +9,7 @@ use avicontact::output::{
     RunStatus, Summary,
 };
 use avicontact::scene::{self, Backend, Scene};
-use avicontact::sync::{EnergyTarget, IntegratorKind};
+use avicontact::sync::IntegratorKind;
 use avicontact::Simulation;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -365,24 +365,20 @@ fn parse_run(spec: &str, scene: &Scene) -> Result<RunSpec, String> {
         None => return Err(format!("--runs: unknown run `{spec}`; use `avi` or `sync:<integrator>`")),
         Some(name) => name,
     };
-    let kind = match integrator {
-        "implicit-euler" => IntegratorKind::ImplicitEuler,
-        "bdf2" => IntegratorKind::Bdf2,
-        "implicit-midpoint" => IntegratorKind::ImplicitMidpoint,
-        "trapezoid" => IntegratorKind::Trapezoid,
-        "a1" => IntegratorKind::A1,
-        "blend" => IntegratorKind::Blend,
-        "sdirk2" => IntegratorKind::Sdirk2,
-        "tr-bdf2" => IntegratorKind::TrBdf2,
+    let kind = match IntegratorKind::from_name(integrator) {
         // the scene's own energy target and α range when it asks for A-search
-        "a-search" => match scene.sync.integrator {
+        Some(IntegratorKind::ASearch { .. }) => match scene.sync.integrator {
             k @ IntegratorKind::ASearch { .. } => k,
-            _ => IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) },
+            _ => IntegratorKind::A_SEARCH,
         },
-        other => {
+        Some(kind) => kind,
+        None => {
+            let names: Vec<&str> = IntegratorKind::NAMES.iter().map(|(n, _)| *n).collect();
+            let (last, rest) = names.split_last().expect("there are integrators");
             return Err(format!(
-                "--runs: unknown integrator `{other}` in `{spec}`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, a1, a-search, blend, sdirk2 or tr-bdf2"
-            ))
+                "--runs: unknown integrator `{integrator}` in `{spec}`; use {} or {last}",
+                rest.join(", ")
+            ));
         }
     };
     Ok(RunSpec::Sync(kind))

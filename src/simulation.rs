@@ -9,9 +9,10 @@
 //! println!("{} events", sim.counters().events);
 //! ```
 
-use crate::avi::{AviEngine, ContactSettings, ForceSpec};
+use crate::avi::{AviEngine, ContactSettings};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
+use crate::force::ForceSpec;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -67,7 +68,7 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Puts `forces` on clocks (see [`PeriodChoice`](crate::avi::PeriodChoice)) and schedules the
+    /// Puts `forces` on clocks (see [`PeriodChoice`](crate::force::PeriodChoice)) and schedules the
     /// first frame at t = 0: the AVI backend.
     pub fn new(
         model: Model,

@@ -62,6 +62,12 @@ fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) {
 #[test]
 fn unknown_key_is_named() {
     refuses(&GOOD.replace("density = 0.1", "density = 0.1\ndensty = 3.0"), &[], "densty");
+    // with its line, its body and the keys of the body's kind
+    refuses(
+        &GOOD.replace("density = 0.1", "density = 0.1\ndensty = 3.0"),
+        &[],
+        "line 11, column 1 (`densty = 3.0`): unknown field `densty` in body[0] \"sheet\"; a body of kind \"shell\" takes `name`, `kind`, `transform`, `mesh`, `density`,",
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use super::contact::{ContactManager, ContactSettings, Schedule};
 use crate::error::SimulationError;
 use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
+use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::PairId;
 use crate::ids::{ForceId, VertexId};
 use crate::math::{Real, Time, Vec3};
@@ -12,25 +13,6 @@ use crate::potential::Potential;
 use crate::stats::Counters;
 use slotmap::SlotMap;
 use std::collections::BTreeMap;
-
-/// How a potential's clock period is chosen.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PeriodChoice {
-    /// The potential's stable-step estimate at the initial positions times the safety factor.
-    /// Potentials without a limit (gravity) take the smallest period of all other potentials.
-    Stable,
-    /// Exactly this period, s.
-    Fixed(Real),
-}
-
-/// A potential to integrate and how to choose its clock.
-#[derive(Debug)]
-pub struct ForceSpec {
-    /// The potential.
-    pub potential: Box<dyn Potential>,
-    /// Its period.
-    pub period: PeriodChoice,
-}
 
 /// What an entry of the event queue stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,7 +72,7 @@ struct Force {
     queue_index: u32,
 }
 
-/// Scratch for one kick (STYLE habit 9: engines hold scratch, the model holds state).
+/// Scratch for one kick (engines hold scratch, the model holds state).
 #[derive(Debug, Default)]
 struct KickWorkspace {
     positions: Vec<Vec3>,

@@ -9,8 +9,9 @@ pub mod contact;
 mod engine;
 
 pub use crate::contact::{AuditFailure, ContactError, Penetration, StartError};
+pub use crate::force::{ForceSpec, PeriodChoice};
 pub use crate::ids::PairId;
 pub use contact::{
     BookkeepingBytes, BroadPhaseKind, ContactManager, ContactSettings, ContactVariant, LayerOutcome, Schedule,
 };
-pub use engine::{AviEngine, EventKey, ForceSpec, PeriodChoice};
+pub use engine::{AviEngine, EventKey};

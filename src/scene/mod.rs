@@ -1,19 +1,22 @@
-//! Scenes: the TOML format of `../shared/DESIGN.md`, its validation, and the built-in scenes
-//! (DESIGN L6). The only module besides `output/` that touches files.
+//! Scenes: the TOML format of `docs/scene-format.md`, its validation, and the built-in scenes
+//! (layer L6 of `docs/design.md`). The only module besides `output/` that touches files.
 //!
 //! [`load`] takes a path or a built-in name and returns a [`Scene`]: a model, its potentials
 //! with clock choices, and the run parameters, ready for [`Simulation::new`](crate::Simulation::new).
 //! Errors name the file, the key and the fix (`docs/scene-format.md` documents every key).
 
+mod body;
 mod build;
 mod builtin;
+mod context;
 pub mod schema;
 
 pub use builtin::{builtin_names, builtin_source};
 
-use crate::avi::ForceSpec;
+use crate::force::ForceSpec;
 use crate::model::Model;
 use crate::simulation::SimulationParameters;
+use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -105,7 +108,7 @@ pub fn load(scene: impl AsRef<Path>) -> Result<Scene, SceneError> {
 /// Parses and validates scene `text`. `file` names it in messages; OBJ paths are relative to
 /// `base`.
 pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene, SceneError> {
-    let raw: schema::SceneFile = toml::from_str(text).map_err(|e| {
+    let parse_error = |e: toml::de::Error| {
         let place = e.span().map(|span| {
             let line = text[..span.start].matches('\n').count() + 1;
             let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
@@ -114,6 +117,10 @@ pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene,
             format!("line {line}, column {column} (`{source}`)")
         });
         SceneError { file: file.to_string(), place, message: e.message().trim().to_string() }
-    })?;
-    build::build(raw, file, base, name)
+    };
+    let document = toml::de::DeTable::parse(text).map_err(parse_error)?;
+    // the bodies first, each by its kind, as the parser visits `body` before the other tables
+    let bodies = body::parse_bodies(&context::Ctx { file }, document.get_ref().get("body"), &parse_error)?;
+    let raw = schema::SceneFile::deserialize(toml::de::Deserializer::from(document)).map_err(parse_error)?;
+    build::build(raw, bodies, file, base, name)
 }

@@ -1,9 +1,11 @@
-//! The TOML scene schema of `../shared/DESIGN.md` ("Scene and CLI contract"), as serde types.
+//! The TOML scene schema of `docs/scene-format.md` (the "Scene and CLI contract" of
+//! `docs/design.md`), as serde types: the sections, and the tables bodies share (meshes,
+//! transforms, scripts, particle positions). Each kind's own `[[body]]` keys are in `body/`.
 //!
 //! Every table denies unknown keys, so a typo is an error naming the key. Values are checked for
-//! range in `build.rs`, which knows the body names for messages.
+//! range in `build.rs` and `body/`, which know the body names for messages.
 
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
@@ -18,9 +20,10 @@ pub struct SceneFile {
     pub contact: Option<ContactSection>,
     /// `[sync]` (used by the synchronous backend).
     pub sync: Option<SyncSection>,
-    /// `[[body]]`.
+    /// `[[body]]`, read table by table by its kind (`body/`, before the rest of the file); the
+    /// field names the table for the parser.
     #[serde(default, rename = "body")]
-    pub bodies: Vec<BodySection>,
+    _body: IgnoredAny,
 }
 
 /// `[simulation]`.
@@ -143,74 +146,6 @@ pub struct EnergyTarget {
     pub start: Option<f64>,
     /// Ground energy level the decay tends to, J.
     pub ground: Option<f64>,
-}
-
-/// `[[body]]`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BodySection {
-    /// Unique name.
-    pub name: String,
-    /// `shell | particles | solid | obstacle | chain`.
-    pub kind: String,
-    /// A generator table or an OBJ path relative to the scene file.
-    pub mesh: Option<MeshSpec>,
-    /// Placement.
-    #[serde(default)]
-    pub transform: Transform,
-    /// kg/m² (shells), kg/m³ (solids).
-    pub density: Option<f64>,
-    /// Membrane (2D Young's) modulus, N/m.
-    pub stretching: Option<f64>,
-    /// Poisson ratio (membrane of shells; solids).
-    pub poisson_ratio: Option<f64>,
-    /// Hinge stiffness, N·m.
-    pub bending: Option<f64>,
-    /// Viscous damping of membrane strain rate.
-    pub stretch_damping: Option<f64>,
-    /// Inextensibility slack s in (0, 1) (ACM §7; AVI with `[contact]`).
-    pub inextensible: Option<f64>,
-    /// Viscous damping of bending-angle rate.
-    pub bend_damping: Option<f64>,
-    /// Initial velocity, m/s.
-    #[serde(default)]
-    pub velocity: [f64; 3],
-    /// Initial rigid spin about the centre of mass, rad/s.
-    #[serde(default)]
-    pub angular_velocity: [f64; 3],
-    /// Per-vertex initial velocities, m/s, added to `velocity` and `angular_velocity` (one per
-    /// vertex, in vertex order).
-    pub velocities: Option<Vec<[f64; 3]>>,
-    /// Held vertex indices.
-    #[serde(default)]
-    pub fixed: Vec<i64>,
-    /// Scripted linear motions.
-    #[serde(default)]
-    pub scripted: Vec<ScriptSpec>,
-    /// Solid material name.
-    pub material: Option<String>,
-    /// Solid Young's modulus, Pa.
-    pub youngs_modulus: Option<f64>,
-    /// Particle radius, m.
-    pub radius: Option<f64>,
-    /// Mass per vertex (particles, chains), kg.
-    pub mass: Option<f64>,
-    /// Particle positions: a generator table or a list of points.
-    pub positions: Option<PositionsSpec>,
-    /// Chain spring stiffnesses, cycled along the chain, N/m.
-    pub spring_stiffness: Option<Vec<f64>>,
-    /// Chain quartic stiffnesses, cycled along the chain, N/m³.
-    pub spring_quartic: Option<Vec<f64>>,
-    /// Chain spring damping.
-    pub spring_damping: Option<f64>,
-    /// Axial stiffness EA of a neo-Hookean chain, N.
-    pub axial_stiffness: Option<f64>,
-    /// Clock period of membrane / spring potentials, s (default: stable estimate).
-    pub stretch_period: Option<f64>,
-    /// Clock period of hinge potentials, s.
-    pub bend_period: Option<f64>,
-    /// Clock period of damping potentials, s.
-    pub damping_period: Option<f64>,
 }
 
 /// `transform = { translate, rotate_deg, scale }`: scale, then rotate about x, y, z (degrees),

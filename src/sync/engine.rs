@@ -7,8 +7,8 @@ use super::integrators::{
 };
 use super::ipc::{IpcContact, IpcParameters};
 use super::newton::{IncrementalPotential, NewtonParameters};
-use crate::avi::ForceSpec;
 use crate::error::SimulationError;
+use crate::force::ForceSpec;
 use crate::ids::VertexId;
 use crate::math::{Real, Time, Vec3};
 use crate::model::{Model, Motion};
@@ -46,6 +46,40 @@ pub enum IntegratorKind {
 }
 
 impl IntegratorKind {
+    /// A-search with its defaults: keep the starting energy, α in [0, 1.1].
+    pub const A_SEARCH: IntegratorKind =
+        IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) };
+
+    /// Every integrator with its name in scene files (`[sync] integrator`) and in
+    /// `avicontact compare --runs sync:<name>`, in the order messages list them; A-search with
+    /// its defaults ([`IntegratorKind::A_SEARCH`]).
+    pub const NAMES: [(&'static str, IntegratorKind); 9] = [
+        ("implicit-euler", IntegratorKind::ImplicitEuler),
+        ("bdf2", IntegratorKind::Bdf2),
+        ("implicit-midpoint", IntegratorKind::ImplicitMidpoint),
+        ("trapezoid", IntegratorKind::Trapezoid),
+        ("a1", IntegratorKind::A1),
+        ("a-search", IntegratorKind::A_SEARCH),
+        ("blend", IntegratorKind::Blend),
+        ("sdirk2", IntegratorKind::Sdirk2),
+        ("tr-bdf2", IntegratorKind::TrBdf2),
+    ];
+
+    /// The integrator called `name` (A-search with its defaults).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, kind)| kind)
+    }
+
+    /// Its name in scene files, whatever its parameters.
+    pub fn name(self) -> &'static str {
+        let this = std::mem::discriminant(&self);
+        Self::NAMES
+            .iter()
+            .find(|(_, kind)| std::mem::discriminant(kind) == this)
+            .map(|&(n, _)| n)
+            .expect("every integrator is named")
+    }
+
     fn build(self) -> Box<dyn Integrator> {
         match self {
             IntegratorKind::ImplicitEuler => Box::new(ImplicitEuler),
@@ -77,7 +111,7 @@ pub struct SyncParameters {
 impl Default for SyncParameters {
     fn default() -> Self {
         SyncParameters {
-            integrator: IntegratorKind::ASearch { target: EnergyTarget::Conserve, alpha_range: (0.0, 1.1) },
+            integrator: IntegratorKind::A_SEARCH,
             timestep: 1.0 / 120.0,
             newton: NewtonParameters::default(),
             contact: None,
@@ -398,5 +432,22 @@ impl SyncEngine {
             tick: self.frames - 1,
             period: 1.0 / self.frame_rate,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integrators_are_named_as_in_scene_files() {
+        for (name, kind) in IntegratorKind::NAMES {
+            assert_eq!(IntegratorKind::from_name(name), Some(kind));
+            assert_eq!(kind.name(), name);
+            assert_eq!(kind.build().name(), name, "summary.json names the integrator as scene files do");
+        }
+        let decay = EnergyTarget::Decay { half_life: 1.0, start: 0.0, ground: 0.0 };
+        assert_eq!(IntegratorKind::ASearch { target: decay, alpha_range: (0.5, 1.5) }.name(), "a-search");
+        assert_eq!(IntegratorKind::from_name("rk4"), None);
     }
 }

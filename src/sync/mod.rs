@@ -1,5 +1,6 @@
-//! The synchronous backend (DESIGN L4 `sync/`): implicit integrators on the same potentials as
-//! the AVI, summed through one assembly, so a scene can be run both ways and compared.
+//! The synchronous backend (layer L4 of `docs/design.md`): implicit integrators on the same
+//! potentials as the AVI, summed through one assembly, so a scene can be run both ways and
+//! compared.
 //!
 //! Every step minimises an incremental potential with Newton's method (per-stencil PSD
 //! projection, sparse Cholesky or Jacobi-PCG ([`LinearSolver`]), backtracking line search). Scenes with `[contact]` get IPC contact
