@@ -8,8 +8,8 @@
 //! ## Lifecycle
 //! ```text
 //! scene file ──scene::load──▶ Scene { Model, Vec<ForceSpec>, SimulationParameters }
-//!            ──Simulation::new──▶ Simulation (a Backend: the AviEngine's potentials on clocks +
-//!                                 event queue; new_sync: the SyncEngine's steps)
+//!            ──Scene::into_simulation──▶ Simulation (a Backend: the AviEngine's potentials on
+//!                                        clocks + event queue, or the SyncEngine's steps)
 //!            ──run / advance_to / step_event──▶ Observer (frames, stats.csv, summary.json, progress)
 //! ```
 //!
