@@ -8,7 +8,8 @@
 //! ## Lifecycle
 //! ```text
 //! scene file ──scene::load──▶ Scene { Model, Vec<ForceSpec>, SimulationParameters }
-//!            ──Simulation::new──▶ Simulation (AviEngine: potentials on clocks + event queue)
+//!            ──Scene::into_simulation──▶ Simulation (a Backend: the AviEngine's potentials on
+//!                                        clocks + event queue, or the SyncEngine's steps)
 //!            ──run / advance_to / step_event──▶ Observer (frames, stats.csv, summary.json, progress)
 //! ```
 //!
@@ -20,9 +21,10 @@
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
 //! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories |
 //! | L3 | [`events`], [`potential`], [`force`], [`observe`], [`stats`] | `(Time, Seq)` queue and clocks; potentials on stencils and their clock choices; observers; counters |
+//! | L4 | [`backend`] | the seam: the [`Backend`](backend::Backend) trait the engines implement; [`BackendKind`](backend::BackendKind), the table of backend names |
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push; the contact manager (layers and certificates) |
 //! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
-//! | L5 | [`simulation`] | the [`Simulation`] facade |
+//! | L5 | [`simulation`] | the [`Simulation`] facade over any backend |
 //! | L6 | [`scene`], [`output`] | scene files and built-in scenes; output files and plots |
 //!
 //! ## FAQ
@@ -38,6 +40,7 @@
 #![warn(missing_docs)]
 
 pub mod avi;
+pub mod backend;
 pub mod contact;
 pub mod error;
 pub mod events;

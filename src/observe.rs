@@ -1,8 +1,10 @@
-//! Observers: how a simulation hands events and frames to the outside.
+//! Observers: how a simulation hands events and frames to the outside; the library calls them
+//! rather than owning the loop, and counts what happened itself.
 //!
-//! An [`Observer`] receives every processed event (cheap: it is a generic parameter, and the `()`
-//! observer compiles to nothing) and every frame, a snapshot of all vertices at one time with its
-//! energy and momentum ([`FrameStats`]).
+//! An [`Observer`] receives every processed event (cheap: one call per event; an engine driven
+//! directly takes it as a generic parameter, and there the `()` observer compiles to nothing)
+//! and every frame, a snapshot of all vertices at one time with its energy and momentum
+//! ([`FrameStats`]).
 
 use crate::ids::ForceId;
 use crate::math::{Real, Time, Vec3};

@@ -1,5 +1,6 @@
-//! The facade: a model, a backend (the AVI or the synchronous one) and observers (DESIGN L5;
-//! STYLE habit 15).
+//! The facade (layer L5 of `docs/design.md`): a model, a backend behind the
+//! [`Backend`] seam (the AVI, the synchronous one, or your own), and
+//! observers, which the library calls rather than owning the loop.
 //!
 //! ```no_run
 //! use avicontact::prelude::*;
@@ -10,6 +11,7 @@
 //! ```
 
 use crate::avi::{AviEngine, ContactSettings};
+use crate::backend::{Backend, BackendFacts};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
@@ -19,9 +21,10 @@ use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use crate::sync::{SyncEngine, SyncParameters};
+use std::any::Any;
 use std::time::Instant;
 
-/// Tunables of a run, with defaults (STYLE habit 4).
+/// Tunables of a run, with defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimulationParameters {
     /// Simulated seconds to run, s.
@@ -52,18 +55,12 @@ impl Default for SimulationParameters {
     }
 }
 
-/// The backend a simulation runs on.
-#[derive(Debug)]
-enum Engine {
-    Avi(AviEngine),
-    Sync(SyncEngine),
-}
-
-/// A model integrated by the AVI engine or by the synchronous backend.
+/// A model integrated by a backend: the AVI engine, the synchronous one, or any other
+/// [`Backend`].
 #[derive(Debug)]
 pub struct Simulation {
     model: Model,
-    engine: Engine,
+    backend: Box<dyn Backend>,
     parameters: SimulationParameters,
 }
 
@@ -81,7 +78,7 @@ impl Simulation {
         if let Some(contact) = parameters.contact {
             engine = engine.with_contact(&model, contact)?;
         }
-        Ok(Simulation { model, engine: Engine::Avi(engine), parameters })
+        Ok(Simulation { model, backend: Box::new(engine), parameters })
     }
 
     /// The same model and potentials on the synchronous backend: every potential is evaluated at
@@ -94,7 +91,17 @@ impl Simulation {
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
         let engine = SyncEngine::new(&model, forces, sync, parameters.frame_rate)?;
-        Ok(Simulation { model, engine: Engine::Sync(engine), parameters })
+        Ok(Simulation { model, backend: Box::new(engine), parameters })
+    }
+
+    /// `model` on a backend built for it (any [`Backend`]), run for `parameters.duration`.
+    pub fn with_backend(
+        model: Model,
+        backend: Box<dyn Backend>,
+        parameters: SimulationParameters,
+    ) -> Result<Self, SimulationError> {
+        check_duration(&parameters)?;
+        Ok(Simulation { model, backend, parameters })
     }
 
     /// The model (AVI: vertex positions are each at their own `t_last`).
@@ -102,52 +109,44 @@ impl Simulation {
         &self.model
     }
 
-    /// The AVI engine (potentials and their clocks), when running on it.
-    pub fn avi(&self) -> Option<&AviEngine> {
-        match &self.engine {
-            Engine::Avi(e) => Some(e),
-            Engine::Sync(_) => None,
-        }
+    /// The backend.
+    pub fn backend(&self) -> &dyn Backend {
+        self.backend.as_ref()
     }
 
-    /// The AVI engine, mutable (e.g. to switch on its audit mode).
+    /// The backend, mutable (e.g. to switch on its audit mode).
+    pub fn backend_mut(&mut self) -> &mut dyn Backend {
+        self.backend.as_mut()
+    }
+
+    /// The AVI engine (potentials and their clocks), when running on it.
+    pub fn avi(&self) -> Option<&AviEngine> {
+        (self.backend.as_ref() as &dyn Any).downcast_ref()
+    }
+
+    /// The AVI engine, mutable (e.g. to make it pop simultaneous events in reverse).
     pub fn avi_mut(&mut self) -> Option<&mut AviEngine> {
-        match &mut self.engine {
-            Engine::Avi(e) => Some(e),
-            Engine::Sync(_) => None,
-        }
+        (self.backend.as_mut() as &mut dyn Any).downcast_mut()
     }
 
     /// The synchronous engine, when running on it.
     pub fn sync(&self) -> Option<&SyncEngine> {
-        match &self.engine {
-            Engine::Sync(e) => Some(e),
-            Engine::Avi(_) => None,
-        }
+        (self.backend.as_ref() as &dyn Any).downcast_ref()
     }
 
-    /// `"avi"` or `"sync"`.
+    /// The backend's name: `"avi"` or `"sync"` (see [`Backend::name`]).
     pub fn backend_name(&self) -> &'static str {
-        match &self.engine {
-            Engine::Avi(_) => "avi",
-            Engine::Sync(_) => "sync",
-        }
+        self.backend.name()
     }
 
     /// The potentials being integrated.
     pub fn potentials(&self) -> Box<dyn Iterator<Item = &dyn Potential> + '_> {
-        match &self.engine {
-            Engine::Avi(e) => Box::new(e.potentials()),
-            Engine::Sync(e) => Box::new(e.potentials()),
-        }
+        self.backend.potentials()
     }
 
     /// Energy removed by damping so far, J.
     pub fn dissipated(&self) -> Real {
-        match &self.engine {
-            Engine::Avi(e) => e.dissipated(),
-            Engine::Sync(e) => e.dissipated(),
-        }
+        self.backend.dissipated()
     }
 
     /// The parameters the simulation was built with.
@@ -157,18 +156,17 @@ impl Simulation {
 
     /// Event counts and wall time so far.
     pub fn counters(&self) -> &Counters {
-        match &self.engine {
-            Engine::Avi(e) => e.counters(),
-            Engine::Sync(e) => e.counters(),
-        }
+        self.backend.counters()
+    }
+
+    /// What the backend reports about the run so far (`summary.json`'s backend-specific fields).
+    pub fn facts(&self) -> BackendFacts {
+        self.backend.facts(&self.model)
     }
 
     /// Time of the last processed event (sync: of the current state).
     pub fn now(&self) -> Time {
-        match &self.engine {
-            Engine::Avi(e) => e.now(),
-            Engine::Sync(e) => e.now(),
-        }
+        self.backend.now()
     }
 
     /// Processes exactly one event (sync: one step or one frame), whatever its time.
@@ -176,10 +174,8 @@ impl Simulation {
         &mut self,
         observer: &mut O,
     ) -> Result<Option<EventRecord>, SimulationError> {
-        match &mut self.engine {
-            Engine::Avi(e) => e.step(&mut self.model, observer),
-            Engine::Sync(e) => e.step(&mut self.model, observer),
-        }
+        let mut observer = observer;
+        self.backend.step(&mut self.model, &mut observer)
     }
 
     /// Processes every event at or before `t` (s).
@@ -191,23 +187,9 @@ impl Simulation {
             });
         }
         let start = Instant::now();
-        let result = (|| loop {
-            let next = match &self.engine {
-                Engine::Avi(e) => e.next_time(),
-                Engine::Sync(e) => Some(e.next_time()),
-            };
-            match next {
-                Some(next) if next.seconds() <= t => {
-                    self.step_event(observer)?;
-                }
-                _ => return Ok(()),
-            }
-        })();
-        let wall = start.elapsed().as_secs_f64();
-        match &mut self.engine {
-            Engine::Avi(e) => e.counters_mut().wall_seconds += wall,
-            Engine::Sync(e) => e.counters_mut().wall_seconds += wall,
-        }
+        let mut observer = observer;
+        let result = self.backend.advance_to(&mut self.model, t, &mut observer);
+        self.backend.counters_mut().wall_seconds += start.elapsed().as_secs_f64();
         result
     }
 
@@ -225,5 +207,117 @@ fn check_duration(parameters: &SimulationParameters) -> Result<(), SimulationErr
             name: "duration",
             message: format!("must be a finite number of seconds > 0, got {}", parameters.duration),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::{EventKind, Frame, FrameStats};
+
+    /// A backend of one's own: it takes a frame every 0.1 s and integrates nothing.
+    #[derive(Debug, Default)]
+    struct FramesOnly {
+        counters: Counters,
+        frames: u64,
+        positions: Vec<crate::math::Vec3>,
+    }
+
+    impl Backend for FramesOnly {
+        fn name(&self) -> &'static str {
+            "frames-only"
+        }
+        fn potentials(&self) -> Box<dyn Iterator<Item = &dyn Potential> + '_> {
+            Box::new(std::iter::empty())
+        }
+        fn periods(&self) -> Box<dyn Iterator<Item = (&dyn Potential, Real)> + '_> {
+            Box::new(std::iter::empty())
+        }
+        fn dissipated(&self) -> Real {
+            0.0
+        }
+        fn counters(&self) -> &Counters {
+            &self.counters
+        }
+        fn counters_mut(&mut self) -> &mut Counters {
+            &mut self.counters
+        }
+        fn now(&self) -> Time {
+            Time::new(self.frames.saturating_sub(1) as Real * 0.1).expect("finite")
+        }
+        fn next_time(&self) -> Option<Time> {
+            Time::new(self.frames as Real * 0.1)
+        }
+        fn step(
+            &mut self,
+            model: &mut Model,
+            observer: &mut dyn Observer,
+        ) -> Result<Option<EventRecord>, SimulationError> {
+            let time = self.next_time().expect("always a next frame");
+            let slot = self.counters.slot("frame");
+            self.counters.count(slot);
+            self.positions = model.vertices.positions().to_vec();
+            let stats = FrameStats::measure(model, &self.positions, std::iter::empty(), 0.0, self.counters.events);
+            let frame = Frame { index: self.frames, time, positions: &self.positions, model, stats, contact: None };
+            observer.on_frame(&frame).map_err(SimulationError::Observer)?;
+            self.frames += 1;
+            let record = EventRecord {
+                time,
+                kind: EventKind::Frame,
+                force: None,
+                label: "frame",
+                tick: self.frames - 1,
+                period: 0.1,
+            };
+            observer.on_event(&record);
+            Ok(Some(record))
+        }
+        fn facts(&self, _model: &Model) -> BackendFacts {
+            BackendFacts::default()
+        }
+    }
+
+    /// Counts frames.
+    #[derive(Default)]
+    struct Frames(u64);
+
+    impl Observer for Frames {
+        fn on_frame(&mut self, _frame: &Frame<'_>) -> Result<(), crate::observe::ObserverError> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_backend_of_ones_own_runs_behind_the_facade() {
+        let scene = crate::scene::load("spinning-shell").expect("built-in scene");
+        let parameters = SimulationParameters { duration: 0.5, ..scene.parameters };
+        let mut sim = Simulation::with_backend(scene.model, Box::new(FramesOnly::default()), parameters)
+            .expect("a valid duration");
+        let mut frames = Frames::default();
+        sim.run(&mut frames).expect("the run");
+        assert_eq!(frames.0, 6, "frames at 0, 0.1, …, 0.5 s");
+        assert_eq!(sim.backend_name(), "frames-only");
+        assert_eq!(sim.counters().events, 6);
+        assert!(sim.avi().is_none() && sim.sync().is_none());
+        assert_eq!(sim.facts(), BackendFacts::default());
+    }
+
+    #[test]
+    fn the_built_in_backends_are_reached_through_the_facade() {
+        let scene = crate::scene::load("hanging-cloth").expect("built-in scene");
+        let sim = Simulation::new(scene.model, scene.forces, scene.parameters).expect("the AVI");
+        assert_eq!(sim.backend_name(), "avi");
+        assert!(sim.avi().is_some() && sim.sync().is_none());
+        assert_eq!(sim.backend().periods().count(), sim.potentials().count());
+        let lines = sim.backend().describe();
+        assert!(lines[0].starts_with("force events per simulated second (AVI): "), "{lines:?}");
+        let scene = crate::scene::load("bar-collision").expect("built-in scene");
+        let sim = Simulation::new_sync(scene.model, scene.forces, scene.parameters, scene.sync)
+            .expect("the synchronous backend");
+        assert_eq!(sim.backend_name(), "sync");
+        assert!(sim.sync().is_some() && sim.avi().is_none());
+        assert_eq!(sim.facts().integrator, Some("a-search"));
+        assert_eq!(sim.facts().newton_iterations, Some(0));
     }
 }

@@ -5,6 +5,7 @@
 //! the potential's gradient times its period. With one common period for all potentials the
 //! integrator is velocity Verlet (law 7).
 
+mod backend;
 pub mod contact;
 mod engine;
 

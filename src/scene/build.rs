@@ -31,11 +31,11 @@ pub(super) fn build(
     let mut warnings = Vec::new();
     let Simulation { period_ladder, gravity, common_period } = check_simulation(&ctx, sim)?;
     let backend = match sim.backend.as_deref() {
-        None | Some("avi") => Backend::Avi,
-        Some("sync") => Backend::Sync,
-        Some(other) => {
-            return Err(ctx.err("simulation.backend", format!("unknown backend \"{other}\"; use \"avi\" or \"sync\"")))
-        }
+        None => Backend::NAMES[0].1,
+        Some(name) => Backend::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Backend::NAMES.iter().map(|(n, _)| *n).collect();
+            ctx.err("simulation.backend", format!("unknown backend \"{name}\"; use {}", quoted_or(&names)))
+        })?,
     };
     if let Some(c) = &raw.contact {
         check_contact(&ctx, c)?;

@@ -10,8 +10,10 @@ mod build;
 mod builtin;
 mod context;
 pub mod schema;
+mod simulate;
 
 pub use builtin::{builtin_names, builtin_source};
+pub use simulate::RunChoice;
 
 use crate::force::ForceSpec;
 use crate::model::Model;
@@ -20,14 +22,9 @@ use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Which backend a scene asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// The asynchronous variational integrator.
-    Avi,
-    /// The synchronous backend (IPC + implicit integrators).
-    Sync,
-}
+/// Which backend a scene asks for: [`BackendKind`](crate::backend::BackendKind), by the name
+/// this module has always given it.
+pub use crate::backend::BackendKind as Backend;
 
 /// A loaded, validated scene.
 #[derive(Debug)]

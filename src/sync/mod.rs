@@ -7,6 +7,7 @@
 //! ([`ipc`]): log barriers on close point–triangle and edge–edge pairs and a CCD-filtered line
 //! search, so every accepted iterate is intersection-free.
 
+mod backend;
 mod engine;
 pub mod integrators;
 pub mod ipc;

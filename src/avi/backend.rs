@@ -1,0 +1,105 @@
+//! The AVI engine behind the [`Backend`] seam.
+
+use super::engine::AviEngine;
+use crate::backend::{Backend, BackendFacts, BackendKind};
+use crate::error::SimulationError;
+use crate::math::{Real, Time};
+use crate::model::Model;
+use crate::observe::{EventRecord, Observer};
+use crate::potential::Potential;
+use crate::stats::Counters;
+
+impl Backend for AviEngine {
+    fn name(&self) -> &'static str {
+        BackendKind::Avi.name()
+    }
+
+    fn potentials(&self) -> Box<dyn Iterator<Item = &dyn Potential> + '_> {
+        Box::new(AviEngine::potentials(self))
+    }
+
+    fn periods(&self) -> Box<dyn Iterator<Item = (&dyn Potential, Real)> + '_> {
+        Box::new(self.forces().map(|(_, potential, h)| (potential, h)))
+    }
+
+    fn dissipated(&self) -> Real {
+        AviEngine::dissipated(self)
+    }
+
+    fn counters(&self) -> &Counters {
+        AviEngine::counters(self)
+    }
+
+    fn counters_mut(&mut self) -> &mut Counters {
+        AviEngine::counters_mut(self)
+    }
+
+    fn now(&self) -> Time {
+        AviEngine::now(self)
+    }
+
+    fn next_time(&self) -> Option<Time> {
+        AviEngine::next_time(self)
+    }
+
+    fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError> {
+        AviEngine::step(self, model, observer)
+    }
+
+    fn set_audit(&mut self, on: bool) {
+        AviEngine::set_audit(self, on);
+    }
+
+    fn set_profile(&mut self, on: bool) {
+        AviEngine::set_profile(self, on);
+    }
+
+    fn facts(&self, model: &Model) -> BackendFacts {
+        let vertices = model.vertices.len();
+        let contact = self.contact();
+        BackendFacts {
+            deepest_layer: contact.map_or(0, |c| c.deepest_layer()),
+            smallest_distance: contact.map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
+            contact_peak_bytes_per_vertex: contact.map(|c| c.peak_bookkeeping_bytes() as f64 / vertices.max(1) as f64),
+            contact_peak_parts_per_vertex: contact.map(|c| c.peak_bookkeeping_parts().per_vertex(vertices)),
+            ..BackendFacts::default()
+        }
+    }
+
+    /// Force events per simulated second, and the contact bookkeeping at the start.
+    fn describe(&self) -> Vec<String> {
+        let mut events_per_second = 0.0;
+        for (_, _, h) in self.forces() {
+            events_per_second += 1.0 / h;
+        }
+        let mut lines = vec![format!("force events per simulated second (AVI): {events_per_second:.3e}")];
+        if let Some(contact) = self.contact() {
+            let c = contact.settings();
+            let broad = match contact.cell_size() {
+                None if contact.is_kdop() => format!(
+                    "k-DOP hierarchy, slack {:.3e} m, {} certificates at the start",
+                    contact.broad_phase_slack(),
+                    contact.kdop_certificates()
+                ),
+                None => "all pairs".to_string(),
+                Some(c) => format!(
+                    "hash grid, cell {c:.4} m, slack {:.3e} m, {} cells occupied",
+                    contact.broad_phase_slack(),
+                    contact.occupied_cells()
+                ),
+            };
+            lines.push(format!(
+                "contact (AVI penalty layers): {} candidate pairs at the start ({broad}), η(1) = {} m, r(1) = {} N/m, \
+                 layer safety {}, ε = {} m/s, restitution {}, friction {}",
+                contact.pair_count(),
+                c.layers.thickness,
+                c.layers.stiffness,
+                c.safety,
+                c.tolerance,
+                c.restitution,
+                c.friction
+            ));
+        }
+        lines
+    }
+}

@@ -1,0 +1,134 @@
+//! The seam between the [`Simulation`](crate::Simulation) facade and its backends: the
+//! [`Backend`] trait every engine implements (the AVI's, the synchronous one's, and the next),
+//! the facts a backend reports for `summary.json`, and [`BackendKind`], the table of backend
+//! names.
+//!
+//! The model holds the state (positions, velocities, masses, held and scripted vertices); a
+//! backend holds its potentials, its schedule and its bookkeeping, and advances the model.
+
+use crate::error::SimulationError;
+use crate::math::{Real, Time};
+use crate::model::Model;
+use crate::observe::{EventRecord, Observer};
+use crate::potential::Potential;
+use crate::stats::Counters;
+use std::collections::BTreeMap;
+
+/// Which backend integrates a scene (`[simulation] backend`, `avicontact run --backend`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The asynchronous variational integrator.
+    Avi,
+    /// The synchronous backend (IPC + implicit integrators).
+    Sync,
+}
+
+impl BackendKind {
+    /// Every backend with its name in scene files and on the command line, the default first.
+    pub const NAMES: [(&'static str, BackendKind); 2] = [("avi", BackendKind::Avi), ("sync", BackendKind::Sync)];
+
+    /// The backend called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, kind)| kind)
+    }
+
+    /// Its name in scene files.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, kind)| *kind == self).map(|&(n, _)| n).expect("every backend is named")
+    }
+}
+
+/// What a backend reports about a run beyond its counters: the backend-specific fields of
+/// `summary.json` (`None`, or 0, where the backend has no such thing).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BackendFacts {
+    /// The synchronous integrator's name.
+    pub integrator: Option<&'static str>,
+    /// The Newton linear solver's name.
+    pub linear_solver: Option<&'static str>,
+    /// Newton iterations so far.
+    pub newton_iterations: Option<u64>,
+    /// Wall-clock seconds in linear solves so far.
+    pub linear_solve_seconds: Option<f64>,
+    /// The deepest penalty layer activated (0: none).
+    pub deepest_layer: u32,
+    /// The smallest gap (distance minus radii) between contact primitives seen at a contact
+    /// event, m.
+    pub smallest_distance: Option<Real>,
+    /// The largest estimated heap size of the contact bookkeeping seen at a frame, per vertex of
+    /// the model, bytes.
+    pub contact_peak_bytes_per_vertex: Option<f64>,
+    /// That peak by part, per vertex, bytes.
+    pub contact_peak_parts_per_vertex: Option<BTreeMap<&'static str, f64>>,
+}
+
+/// A backend: integrates the potentials of a model, event by event, and hands every event and
+/// frame to an observer. [`Simulation`](crate::Simulation) holds one behind this trait, so the
+/// facade and the command line work with any backend.
+pub trait Backend: std::fmt::Debug + std::any::Any {
+    /// Its name, as `summary.json` writes it ([`BackendKind::name`] for the built-in ones).
+    fn name(&self) -> &'static str;
+
+    /// The potentials being integrated.
+    fn potentials(&self) -> Box<dyn Iterator<Item = &dyn Potential> + '_>;
+
+    /// Each potential with the period it is evaluated at, s (the AVI: its clock's; the
+    /// synchronous backend: the time step).
+    fn periods(&self) -> Box<dyn Iterator<Item = (&dyn Potential, Real)> + '_>;
+
+    /// Energy removed by damping so far, J.
+    fn dissipated(&self) -> Real;
+
+    /// Event counts and wall time so far.
+    fn counters(&self) -> &Counters;
+
+    /// Mutable counters (the facade adds wall time).
+    fn counters_mut(&mut self) -> &mut Counters;
+
+    /// Time of the last processed event (the synchronous backend: of the current state).
+    fn now(&self) -> Time;
+
+    /// Time of the next event, if any.
+    fn next_time(&self) -> Option<Time>;
+
+    /// Processes exactly one event, whatever its time; `None` when there is none.
+    fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError>;
+
+    /// Processes every event at or before `t` (s).
+    fn advance_to(&mut self, model: &mut Model, t: Real, observer: &mut dyn Observer) -> Result<(), SimulationError> {
+        while self.next_time().is_some_and(|next| next.seconds() <= t) {
+            self.step(model, observer)?;
+        }
+        Ok(())
+    }
+
+    /// Audit mode: after every event, check the backend's invariants and stop the run at the
+    /// first failure. A backend without one ignores it.
+    fn set_audit(&mut self, _on: bool) {}
+
+    /// Profiling: wall time by event kind in the counters. A backend that does not profile
+    /// ignores it.
+    fn set_profile(&mut self, _on: bool) {}
+
+    /// What the backend reports about the run so far, for `summary.json`.
+    fn facts(&self, model: &Model) -> BackendFacts;
+
+    /// Lines for `avicontact info` after the potentials and their periods (none by default).
+    fn describe(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_are_named_as_in_scene_files() {
+        for (name, kind) in BackendKind::NAMES {
+            assert_eq!(BackendKind::from_name(name), Some(kind));
+            assert_eq!(kind.name(), name);
+        }
+        assert_eq!(BackendKind::from_name("gpu"), None);
+    }
+}

@@ -1,0 +1,65 @@
+//! `avicontact info SCENE`: the run parameters, the bodies, and the potentials with the AVI's
+//! clock periods (whatever backend the scene asks for), then the backend's own facts.
+
+use super::{bad_input, load};
+use avicontact::backend::BackendKind;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+/// Describes the scene on stdout.
+pub fn info(scene: &str) -> ExitCode {
+    let mut s = match load(scene) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    // info describes the AVI's clocks; describe the scene even from a start the AVI refuses
+    if let Some(refusal) = s.refused_start(BackendKind::Avi).map(|e| e.to_string()) {
+        eprintln!("warning: {refusal}; the AVI backend refuses to run from this start");
+        s.parameters.contact = None;
+    }
+    let (name, params, backend) = (s.name.clone(), s.parameters.clone(), s.backend_description());
+    let sim = match s.into_simulation(BackendKind::Avi) {
+        Ok(sim) => sim,
+        Err(e) => return bad_input(format!("{name}: {e}")),
+    };
+    println!(
+        "scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}, {}",
+        params.duration,
+        params.frame_rate,
+        params.gravity.as_slice(),
+        params.safety_factor,
+        match params.period_ladder.rungs() {
+            0 => "exact stable periods".to_string(),
+            r => format!("stable periods rounded down to {r} rungs per octave"),
+        }
+    );
+    let model = sim.model();
+    println!("bodies:");
+    for (id, b) in &model.bodies {
+        println!(
+            "  {:<16} {:<9} {:>7} vertices {:>7} triangles {:>6} held/scripted  mass {:.4e} kg",
+            b.name,
+            b.kind.name(),
+            b.vertex_count(),
+            b.kind.triangles().len(),
+            model.held_vertices(id),
+            model.body_mass(id)
+        );
+    }
+    println!("potentials (period = clock period h):");
+    let mut by_kind: BTreeMap<&str, (usize, f64, f64)> = BTreeMap::new();
+    for (p, h) in sim.backend().periods() {
+        let e = by_kind.entry(p.kind()).or_insert((0, f64::INFINITY, 0.0));
+        e.0 += 1;
+        e.1 = e.1.min(h);
+        e.2 = e.2.max(h);
+    }
+    for (kind, (count, hmin, hmax)) in &by_kind {
+        println!("  {kind:<18} {count:>8}  period {hmin:.3e} .. {hmax:.3e} s");
+    }
+    for line in sim.backend().describe() {
+        println!("{line}");
+    }
+    println!("backend: {backend}");
+    ExitCode::SUCCESS
+}

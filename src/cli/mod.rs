@@ -1,0 +1,39 @@
+//! The commands of the `avicontact` binary, one file each (`main.rs` holds their clap
+//! definition). They work through the library's facade: scenes, [`Simulation`], observers and
+//! output files, whatever the backend.
+//!
+//! [`Simulation`]: avicontact::Simulation
+
+pub mod check;
+pub mod compare;
+pub mod info;
+pub mod plot;
+pub mod run;
+
+use avicontact::scene::{self, Scene};
+use std::process::ExitCode;
+
+/// Bad input: exit 2, nothing written.
+pub fn bad_input(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// Loads a scene and prints its warnings; bad input exits 2.
+fn load(scene: &str) -> Result<Scene, ExitCode> {
+    let s = scene::load(scene).map_err(bad_input)?;
+    for w in &s.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(s)
+}
+
+/// `--duration`, when given, must be a finite number of seconds > 0 (exit 2 otherwise).
+fn check_duration(duration: Option<f64>) -> Result<(), ExitCode> {
+    match duration {
+        Some(d) if !(d.is_finite() && d > 0.0) => {
+            Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}")))
+        }
+        _ => Ok(()),
+    }
+}

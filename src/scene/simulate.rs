@@ -1,0 +1,153 @@
+//! A loaded scene on a backend: the simulation each backend builds from it, the start a backend
+//! refuses, how `avicontact info` names the scene's backend, and the runs `avicontact compare`
+//! takes (`avi`, `sync:<integrator>`). The one place that maps backend names to engines.
+
+use super::{Scene, SceneError};
+use crate::backend::BackendKind;
+use crate::error::SimulationError;
+use crate::simulation::Simulation;
+use crate::sync::IntegratorKind;
+
+impl Scene {
+    /// The scene's model, potentials and parameters on `backend` (the scene asks for
+    /// [`Scene::backend`]).
+    pub fn into_simulation(self, backend: BackendKind) -> Result<Simulation, SimulationError> {
+        match backend {
+            BackendKind::Avi => Simulation::new(self.model, self.forces, self.parameters),
+            BackendKind::Sync => Simulation::new_sync(self.model, self.forces, self.parameters, self.sync),
+        }
+    }
+
+    /// Why `backend` refuses to start from this scene, if it does: the AVI refuses contact
+    /// primitives that start closer than η(1) ([`Scene::contact_violation`]); the synchronous
+    /// backend only needs an intersection-free start, which it checks itself.
+    pub fn refused_start(&self, backend: BackendKind) -> Option<&SceneError> {
+        match backend {
+            BackendKind::Avi => self.contact_violation.as_ref(),
+            BackendKind::Sync => None,
+        }
+    }
+
+    /// The backend the scene asks for, as `avicontact info` names it: `avi`, or `sync (…)` with
+    /// the integrator, the time step, Newton's tolerance and IPC's parameters.
+    pub fn backend_description(&self) -> String {
+        match self.backend {
+            BackendKind::Avi => BackendKind::Avi.name().to_string(),
+            BackendKind::Sync => format!(
+                "{} ({:?}, h = {} s, Newton tolerance {} m/s{})",
+                BackendKind::Sync.name(),
+                self.sync.integrator,
+                self.sync.timestep,
+                self.sync.newton.tolerance,
+                self.sync
+                    .contact
+                    .map_or(String::new(), |c| format!(", IPC d̂ = {} m, κ = {} N/m", c.activation, c.stiffness))
+            ),
+        }
+    }
+}
+
+/// One run of `avicontact compare --runs`: a backend, with the synchronous backend's integrator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunChoice {
+    backend: BackendKind,
+    integrator: Option<IntegratorKind>,
+}
+
+impl RunChoice {
+    /// Parses `spec`: a backend's name, or for the synchronous backend `sync:<integrator>` with
+    /// a name of [`IntegratorKind::NAMES`]. `sync:a-search` keeps `scene`'s energy target and α
+    /// range when its `[sync]` asks for A-search. The error says what is wrong and what to use.
+    pub fn parse(spec: &str, scene: &Scene) -> Result<Self, String> {
+        let unknown_run = || {
+            let runs: Vec<String> = BackendKind::NAMES
+                .iter()
+                .map(|&(name, kind)| match kind {
+                    BackendKind::Sync => format!("`{name}:<integrator>`"),
+                    _ => format!("`{name}`"),
+                })
+                .collect();
+            let (last, rest) = runs.split_last().expect("there are backends");
+            format!("unknown run `{spec}`; use {} or {last}", rest.join(", "))
+        };
+        let (backend, integrator) = match spec.split_once(':') {
+            None => (BackendKind::from_name(spec).ok_or_else(unknown_run)?, None),
+            Some((backend, integrator)) => (BackendKind::from_name(backend).ok_or_else(unknown_run)?, Some(integrator)),
+        };
+        match (backend, integrator) {
+            (BackendKind::Sync, Some(integrator)) => {
+                let kind = Self::integrator(spec, integrator, scene)?;
+                Ok(RunChoice { backend, integrator: Some(kind) })
+            }
+            (BackendKind::Sync, None) | (_, Some(_)) => Err(unknown_run()),
+            (backend, None) => Ok(RunChoice { backend, integrator: None }),
+        }
+    }
+
+    /// The synchronous integrator called `name` in `spec`.
+    fn integrator(spec: &str, name: &str, scene: &Scene) -> Result<IntegratorKind, String> {
+        match IntegratorKind::from_name(name) {
+            // the scene's own energy target and α range when it asks for A-search
+            Some(IntegratorKind::ASearch { .. }) => Ok(match scene.sync.integrator {
+                k @ IntegratorKind::ASearch { .. } => k,
+                _ => IntegratorKind::A_SEARCH,
+            }),
+            Some(kind) => Ok(kind),
+            None => {
+                let names: Vec<&str> = IntegratorKind::NAMES.iter().map(|(n, _)| *n).collect();
+                let (last, rest) = names.split_last().expect("there are integrators");
+                Err(format!("unknown integrator `{name}` in `{spec}`; use {} or {last}", rest.join(", ")))
+            }
+        }
+    }
+
+    /// The run's backend.
+    pub fn backend(&self) -> BackendKind {
+        self.backend
+    }
+
+    /// `scene` on this run's backend (and integrator).
+    pub fn simulation(&self, mut scene: Scene) -> Result<Simulation, SimulationError> {
+        if let Some(kind) = self.integrator {
+            scene.sync.integrator = kind;
+        }
+        scene.into_simulation(self.backend)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_a_backend_or_sync_with_an_integrator() {
+        let scene = crate::scene::load("bar-collision").expect("built-in scene");
+        assert_eq!(RunChoice::parse("avi", &scene).map(|c| c.backend()), Ok(BackendKind::Avi));
+        let bdf2 = RunChoice::parse("sync:bdf2", &scene).expect("a run");
+        assert_eq!((bdf2.backend(), bdf2.integrator), (BackendKind::Sync, Some(IntegratorKind::Bdf2)));
+        for spec in ["sync", "avi:bdf2", "gpu", ""] {
+            assert_eq!(
+                RunChoice::parse(spec, &scene),
+                Err(format!("unknown run `{spec}`; use `avi` or `sync:<integrator>`"))
+            );
+        }
+        assert_eq!(
+            RunChoice::parse("sync:rk4", &scene),
+            Err("unknown integrator `rk4` in `sync:rk4`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, \
+                 a1, a-search, blend, sdirk2 or tr-bdf2"
+                .to_string())
+        );
+    }
+
+    #[test]
+    fn a_search_keeps_the_scenes_energy_target() {
+        let mut scene = crate::scene::load("bar-collision").expect("built-in scene");
+        let decay = crate::sync::EnergyTarget::Decay { half_life: 1.0, start: 0.5, ground: 0.0 };
+        scene.sync.integrator = IntegratorKind::ASearch { target: decay, alpha_range: (0.5, 1.5) };
+        let choice = RunChoice::parse("sync:a-search", &scene).expect("a run");
+        assert_eq!(choice.integrator, Some(scene.sync.integrator));
+        scene.sync.integrator = IntegratorKind::Bdf2;
+        let choice = RunChoice::parse("sync:a-search", &scene).expect("a run");
+        assert_eq!(choice.integrator, Some(IntegratorKind::A_SEARCH));
+    }
+}

@@ -1,0 +1,59 @@
+//! The synchronous engine behind the [`Backend`] seam.
+
+use super::engine::SyncEngine;
+use crate::backend::{Backend, BackendFacts, BackendKind};
+use crate::error::SimulationError;
+use crate::math::{Real, Time};
+use crate::model::Model;
+use crate::observe::{EventRecord, Observer};
+use crate::potential::Potential;
+use crate::stats::Counters;
+
+impl Backend for SyncEngine {
+    fn name(&self) -> &'static str {
+        BackendKind::Sync.name()
+    }
+
+    fn potentials(&self) -> Box<dyn Iterator<Item = &dyn Potential> + '_> {
+        Box::new(SyncEngine::potentials(self))
+    }
+
+    fn periods(&self) -> Box<dyn Iterator<Item = (&dyn Potential, Real)> + '_> {
+        let h = self.parameters().timestep;
+        Box::new(SyncEngine::potentials(self).map(move |potential| (potential, h)))
+    }
+
+    fn dissipated(&self) -> Real {
+        SyncEngine::dissipated(self)
+    }
+
+    fn counters(&self) -> &Counters {
+        SyncEngine::counters(self)
+    }
+
+    fn counters_mut(&mut self) -> &mut Counters {
+        SyncEngine::counters_mut(self)
+    }
+
+    fn now(&self) -> Time {
+        SyncEngine::now(self)
+    }
+
+    fn next_time(&self) -> Option<Time> {
+        Some(SyncEngine::next_time(self))
+    }
+
+    fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError> {
+        SyncEngine::step(self, model, observer)
+    }
+
+    fn facts(&self, _model: &Model) -> BackendFacts {
+        BackendFacts {
+            integrator: Some(self.integrator()),
+            linear_solver: Some(self.parameters().newton.linear_solver.name()),
+            newton_iterations: Some(self.newton_iterations()),
+            linear_solve_seconds: Some(self.linear_solve_seconds()),
+            ..BackendFacts::default()
+        }
+    }
+}
