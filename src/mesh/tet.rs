@@ -170,122 +170,133 @@ impl std::error::Error for TetGenError {}
 /// and boundary markers are ignored; tetrahedra with negative orientation are flipped.
 pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
     let (node, ele) = (path.with_extension("node"), path.with_extension("ele"));
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| TetGenError {
-            file: p.display().to_string(),
+    let nodes = Table::read(&node)?;
+    let eles = Table::read(&ele)?;
+    let (positions, first_index) = read_points(&nodes)?;
+    read_tetrahedra(&eles, positions, first_index)
+}
+
+/// The non-empty rows of one TetGen file (comments dropped), each with its 1-based line.
+struct Table {
+    file: String,
+    rows: Vec<(usize, Vec<String>)>,
+}
+
+impl Table {
+    fn read(path: &Path) -> Result<Table, TetGenError> {
+        let text = std::fs::read_to_string(path).map_err(|e| TetGenError {
+            file: path.display().to_string(),
             line: None,
             message: format!("cannot read it ({e}); a TetGen mesh is a NAME.node and a NAME.ele file side by side"),
-        })
-    };
-    let (node_text, ele_text) = (read(&node)?, read(&ele)?);
-    let node_file = node.display().to_string();
-    let ele_file = ele.display().to_string();
-    let rows = |text: &str| -> Vec<(usize, Vec<String>)> {
-        text.lines()
+        })?;
+        let rows = text
+            .lines()
             .enumerate()
-            .map(|(k, l)| {
-                (k + 1, l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect::<Vec<_>>())
-            })
-            .filter(|(_, w)| !w.is_empty())
-            .collect()
-    };
-    let err =
-        |file: &str, line: usize, message: String| TetGenError { file: file.to_string(), line: Some(line), message };
-    let num = |file: &str, line: usize, w: &str| -> Result<f64, TetGenError> {
-        w.parse::<f64>().map_err(|_| err(file, line, format!("`{w}` is not a number")))
-    };
-    // indices and counts are whole numbers (a fraction would be truncated to another point)
-    let integer = |file: &str, line: usize, w: &str, what: &str| -> Result<i64, TetGenError> {
-        w.parse::<i64>().map_err(|_| err(file, line, format!("`{w}` is not a whole number; {what} must be one")))
-    };
-    // a header's count: whole, not negative, and no more than the rows that follow it
-    let announced = |file: &str, line: usize, w: &str, what: &str, rows: usize| -> Result<usize, TetGenError> {
-        let count = integer(file, line, w, "a count")?;
+            .map(|(k, l)| (k + 1, l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect()))
+            .filter(|(_, w): &(usize, Vec<String>)| !w.is_empty())
+            .collect();
+        Ok(Table { file: path.display().to_string(), rows })
+    }
+
+    fn err(&self, line: usize, message: String) -> TetGenError {
+        TetGenError { file: self.file.clone(), line: Some(line), message }
+    }
+
+    fn num(&self, line: usize, w: &str) -> Result<f64, TetGenError> {
+        w.parse::<f64>().map_err(|_| self.err(line, format!("`{w}` is not a number")))
+    }
+
+    /// Indices and counts are whole numbers (a fraction would be truncated to another point).
+    fn integer(&self, line: usize, w: &str, what: &str) -> Result<i64, TetGenError> {
+        w.parse::<i64>().map_err(|_| self.err(line, format!("`{w}` is not a whole number; {what} must be one")))
+    }
+
+    /// The header's count: whole, not negative, and no more than the rows that follow it.
+    fn announced(&self, line: usize, w: &str, what: &str) -> Result<usize, TetGenError> {
+        let rows = self.rows.len() - 1;
+        let count = self.integer(line, w, "a count")?;
         if count < 0 || count as u64 > rows as u64 {
-            return Err(err(
-                file,
-                line,
-                format!("the header announces {count} {what} but the file has {rows}; correct the count"),
-            ));
+            return Err(self
+                .err(line, format!("the header announces {count} {what} but the file has {rows}; correct the count")));
         }
         Ok(count as usize)
-    };
-
-    let nodes = rows(&node_text);
-    let Some((hl, header)) = nodes.first() else {
-        return Err(TetGenError { file: node_file, line: None, message: "the file is empty".into() });
-    };
-    if header.get(1).map(String::as_str) != Some("3") {
-        return Err(err(
-            &node_file,
-            *hl,
-            "the header must say the points are 3D: `<count> 3 <attributes> <markers>`".into(),
-        ));
     }
-    let count = announced(&node_file, *hl, &header[0], "points", nodes.len() - 1)?;
+
+    /// The header row, or an error for an empty file.
+    fn header(&self) -> Result<&(usize, Vec<String>), TetGenError> {
+        self.rows.first().ok_or_else(|| TetGenError {
+            file: self.file.clone(),
+            line: None,
+            message: "the file is empty".into(),
+        })
+    }
+}
+
+/// The points of a `.node` file and the index its first point has (0 or 1).
+fn read_points(nodes: &Table) -> Result<(Vec<Vec3>, usize), TetGenError> {
+    let (hl, header) = nodes.header()?;
+    if header.get(1).map(String::as_str) != Some("3") {
+        return Err(nodes.err(*hl, "the header must say the points are 3D: `<count> 3 <attributes> <markers>`".into()));
+    }
+    let count = nodes.announced(*hl, &header[0], "points")?;
     let mut positions = Vec::with_capacity(count);
     let mut first_index = 0usize;
-    for (k, (line, w)) in nodes[1..=count].iter().enumerate() {
+    for (k, (line, w)) in nodes.rows[1..=count].iter().enumerate() {
         if w.len() < 4 {
-            return Err(err(&node_file, *line, "a point needs `<index> <x> <y> <z>`".into()));
+            return Err(nodes.err(*line, "a point needs `<index> <x> <y> <z>`".into()));
         }
-        let index = integer(&node_file, *line, &w[0], "a point's index")?;
+        let index = nodes.integer(*line, &w[0], "a point's index")?;
         if k == 0 {
             if !(0..=1).contains(&index) {
-                return Err(err(&node_file, *line, format!("the first point is numbered {index}; number from 0 or 1")));
+                return Err(nodes.err(*line, format!("the first point is numbered {index}; number from 0 or 1")));
             }
             first_index = index as usize;
         }
         if index != (first_index + k) as i64 {
-            return Err(err(
-                &node_file,
-                *line,
-                format!("points must be numbered consecutively; expected {}", first_index + k),
-            ));
+            return Err(
+                nodes.err(*line, format!("points must be numbered consecutively; expected {}", first_index + k))
+            );
         }
-        let p =
-            Vec3::new(num(&node_file, *line, &w[1])?, num(&node_file, *line, &w[2])?, num(&node_file, *line, &w[3])?);
+        let p = Vec3::new(nodes.num(*line, &w[1])?, nodes.num(*line, &w[2])?, nodes.num(*line, &w[3])?);
         if !p.iter().all(|c| c.is_finite()) {
-            return Err(err(&node_file, *line, "a NaN or infinite coordinate".into()));
+            return Err(nodes.err(*line, "a NaN or infinite coordinate".into()));
         }
         positions.push(p);
     }
+    Ok((positions, first_index))
+}
 
-    let eles = rows(&ele_text);
-    let Some((hl, header)) = eles.first() else {
-        return Err(TetGenError { file: ele_file, line: None, message: "the file is empty".into() });
-    };
+/// The tetrahedra of an `.ele` file on `positions`, numbered from `first_index`.
+fn read_tetrahedra(eles: &Table, positions: Vec<Vec3>, first_index: usize) -> Result<TetMesh, TetGenError> {
+    let (hl, header) = eles.header()?;
     if header.get(1).map(String::as_str) != Some("4") {
-        return Err(err(
-            &ele_file,
-            *hl,
-            "only linear tetrahedra are supported: the header must say 4 nodes per tetrahedron".into(),
-        ));
+        return Err(
+            eles.err(*hl, "only linear tetrahedra are supported: the header must say 4 nodes per tetrahedron".into())
+        );
     }
-    let count = announced(&ele_file, *hl, &header[0], "tetrahedra", eles.len() - 1)?;
+    let count = eles.announced(*hl, &header[0], "tetrahedra")?;
     if count == 0 {
-        return Err(err(&ele_file, *hl, "the header announces no tetrahedra; a solid needs at least one".into()));
+        return Err(eles.err(*hl, "the header announces no tetrahedra; a solid needs at least one".into()));
     }
     let mut mesh = TetMesh { positions, tets: Vec::with_capacity(count) };
     // each tetrahedron's sorted points, with its line: one listed twice would count its mass twice
     let mut seen: HashMap<[u32; 4], usize> = HashMap::with_capacity(count);
-    for (line, w) in &eles[1..=count] {
+    for (line, w) in &eles.rows[1..=count] {
         if w.len() < 5 {
-            return Err(err(&ele_file, *line, "a tetrahedron needs `<index> <n1> <n2> <n3> <n4>`".into()));
+            return Err(eles.err(*line, "a tetrahedron needs `<index> <n1> <n2> <n3> <n4>`".into()));
         }
         let mut tet = [0u32; 4];
         for (slot, word) in tet.iter_mut().zip(&w[1..5]) {
-            let i = integer(&ele_file, *line, word, "a point's index")? - first_index as i64;
+            let i = eles.integer(*line, word, "a point's index")? - first_index as i64;
             if i < 0 || i as usize >= mesh.positions.len() {
-                return Err(err(&ele_file, *line, format!("point {word} does not exist")));
+                return Err(eles.err(*line, format!("point {word} does not exist")));
             }
             *slot = i as u32;
         }
         let mut key = tet;
         key.sort_unstable();
         if let Some(first) = seen.insert(key, *line) {
-            return Err(err(
-                &ele_file,
+            return Err(eles.err(
                 *line,
                 format!("this tetrahedron repeats the one on line {first} (the same four points); remove one"),
             ));
@@ -294,7 +305,7 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
         let t = mesh.tets.len() - 1;
         let v = mesh.signed_volume(t);
         if v == 0.0 {
-            return Err(err(&ele_file, *line, "a tetrahedron with zero volume".into()));
+            return Err(eles.err(*line, "a tetrahedron with zero volume".into()));
         }
         if v < 0.0 {
             mesh.tets[t].swap(1, 2);
