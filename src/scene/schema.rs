@@ -16,7 +16,7 @@ pub struct SceneFile {
     /// `[simulation]`.
     #[serde(default)]
     pub simulation: SimulationSection,
-    /// `[contact]` (checked now; simulated once penalty layers land).
+    /// `[contact]`: penalty layers on the AVI backend, IPC on the synchronous one (`docs/contact.md`).
     pub contact: Option<ContactSection>,
     /// `[sync]` (used by the synchronous backend).
     pub sync: Option<SyncSection>,
