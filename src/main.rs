@@ -94,6 +94,7 @@ fn backend_names() -> impl TypedValueParser<Value = BackendKind> {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     match Cli::parse().command {
         Command::Run { scene, out, duration, backend, quiet, audit, profile } => {
             cli::run::run(&cli::run::RunOptions { scene: &scene, out: &out, duration, backend, quiet, audit, profile })
@@ -104,5 +105,17 @@ fn main() -> ExitCode {
         }
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),
+    }
+}
+
+/// Lets a closed pipe end the process quietly, as command-line tools do (`avicontact info SCENE
+/// | head -1`): Rust ignores SIGPIPE, so a write to a pipe whose reader has gone fails and
+/// `println!` panics; with the default action the process just ends.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; it only resets SIGPIPE's
+    // disposition to the default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

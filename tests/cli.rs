@@ -384,6 +384,32 @@ fn scripted_vertices_follow_their_path() {
 }
 
 #[test]
+fn a_script_with_an_empty_vertex_list_is_refused() {
+    let scene = GOOD.replace(
+        "fixed = [20, 24]",
+        "fixed = [20]\n[[body.scripted]]\nvertices = []\nvelocity = [0.0, 1.0, 0.0]\nstart = 0.01\nstop = 0.03",
+    );
+    refuses(&scene, &[], "scripted[0].vertices");
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `avicontact info SCENE | head -1`: the reader goes away after one line
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_avicontact"))
+        .args(["info", "spikes"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // close the pipe before anything is written
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+}
+
+#[test]
 fn keys_that_do_not_apply_to_the_kind_are_refused() {
     refuses(&GOOD.replace("density = 0.1", "density = 0.1\nspring_stiffness = [1.0]"), &[], "spring_stiffness");
 }

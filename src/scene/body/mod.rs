@@ -434,6 +434,13 @@ fn hold_and_script(
         let free_before_start = free_before_start(ctx, &sp, script, body)?;
         let locals: Vec<u32> = match &script.vertices {
             None => (0..body.n as u32).collect(),
+            // an empty list scripts nothing: a script that moves no vertex is a mistake
+            Some(list) if list.is_empty() => {
+                return Err(ctx.err(
+                    format!("{sp}.vertices"),
+                    "is empty, so the script moves no vertex; list the vertices to move, or drop the key to move the whole body",
+                ))
+            }
             Some(list) => list
                 .iter()
                 .enumerate()
