@@ -172,8 +172,7 @@ fn no_file_imports_one_that_imports_it_back() {
         for path in paths_of(&code_of(&module.file)) {
             let Some(target) = resolve(&modules, m, &path) else { continue };
             // a root file's references to the modules below it are its facade
-            let facade =
-                (module.children.is_empty() == false || module.parent.is_none()) && is_within(&modules, target, m);
+            let facade = (!module.children.is_empty() || module.parent.is_none()) && is_within(&modules, target, m);
             if target != m && !facade {
                 edges[m].insert(target);
             }
