@@ -384,6 +384,19 @@ fn scripted_vertices_follow_their_path() {
 }
 
 #[test]
+fn vectors_of_the_wrong_length_are_refused() {
+    // serde alone would read the first three numbers and drop the fourth
+    for (from, to) in [
+        ("frame_rate = 100.0", "frame_rate = 100.0\ngravity = [0.0, 0.0, -9.8, 5.0]"),
+        ("fixed = [20, 24]", "fixed = [20, 24]\nvelocity = [1.0, 0.0, 0.0, 0.0]"),
+        ("size = [0.4, 0.4]", "size = [0.4, 0.4, 0.4]"),
+        ("resolution = [5, 5]", "resolution = [5]"),
+    ] {
+        refuses(&GOOD.replace(from, to), &[], "an array of");
+    }
+}
+
+#[test]
 fn a_script_with_an_empty_vertex_list_is_refused() {
     let scene = GOOD.replace(
         "fixed = [20, 24]",

@@ -9,6 +9,7 @@ mod body;
 mod build;
 mod builtin;
 mod context;
+mod exact;
 pub mod schema;
 mod simulate;
 

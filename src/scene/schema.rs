@@ -38,6 +38,7 @@ pub struct SimulationSection {
     pub frame_rate: f64,
     /// m/s².
     #[serde(default = "defaults::gravity")]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     pub gravity: [f64; 3],
     /// `"avi"` or `"sync"`.
     #[serde(default)]
@@ -127,6 +128,7 @@ pub struct SyncSection {
     /// A-search energy target.
     pub energy_target: Option<EnergyTarget>,
     /// A-search's [α_min, α_max].
+    #[serde(default, deserialize_with = "crate::scene::exact::option")]
     pub alpha_range: Option<[f64; 2]>,
     /// Newton stops when its step is at most `newton_tolerance · timestep` (m).
     pub newton_tolerance: Option<f64>,
@@ -155,9 +157,11 @@ pub struct EnergyTarget {
 pub struct Transform {
     /// m.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     pub translate: [f64; 3],
     /// Degrees about x, y, z, applied in that order.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     pub rotate_deg: [f64; 3],
     /// Uniform scale.
     #[serde(default = "one")]
@@ -181,6 +185,7 @@ pub struct ScriptSpec {
     /// Vertex indices; all of the body's when omitted.
     pub vertices: Option<Vec<i64>>,
     /// m/s.
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     pub velocity: [f64; 3],
     /// s.
     #[serde(default)]
@@ -214,13 +219,16 @@ pub enum Generator {
     /// A rectangle of two triangles in the xy plane, centred (ground and walls for obstacles).
     Plane {
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         size: [f64; 2],
     },
     /// Sheet in the xy plane.
     Grid {
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         size: [f64; 2],
         /// Vertices along x and y.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         resolution: [u32; 2],
     },
     /// Subdivided icosahedron.
@@ -234,6 +242,7 @@ pub enum Generator {
     /// Box surface.
     Box {
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         size: [f64; 3],
         /// Quads per face side (surface) or cells per side (solids).
         #[serde(default)]
@@ -256,6 +265,7 @@ pub enum Generator {
         /// Pieces along the path.
         segments: u32,
         /// Polyline, m.
+        #[serde(deserialize_with = "crate::scene::exact::list")]
         path: Vec<[f64; 3]>,
     },
     /// The spiked plate of report §8.6 (obstacles): a square plate with `count × count` sliver
@@ -281,8 +291,10 @@ pub enum Generator {
     /// A straight chain of vertices (chains only).
     Line {
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         start: [f64; 3],
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         end: [f64; 3],
         /// Edges.
         segments: u32,
@@ -296,7 +308,7 @@ pub enum BoxResolution {
     /// Same along every axis.
     Uniform(u32),
     /// Per axis.
-    PerAxis([u32; 3]),
+    PerAxis(#[serde(deserialize_with = "crate::scene::exact::array")] [u32; 3]),
 }
 
 fn report_apex() -> f64 {
@@ -328,8 +340,10 @@ pub enum ParticleGenerator {
     /// uniformly distributed direction and speed up to `max_speed` (seeded, portable).
     Lattice {
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         min: [f64; 3],
         /// m.
+        #[serde(deserialize_with = "crate::scene::exact::array")]
         max: [f64; 3],
         /// Number of particles.
         count: u32,
@@ -364,7 +378,7 @@ impl<'de> Visitor<'de> for EitherVisitor<PositionsSpec> {
         f.write_str(self.1)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PositionsSpec, A::Error> {
-        Vec::<[f64; 3]>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PositionsSpec::List)
+        crate::scene::exact::list(de::value::SeqAccessDeserializer::new(seq)).map(PositionsSpec::List)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PositionsSpec, A::Error> {
         ParticleGenerator::deserialize(de::value::MapAccessDeserializer::new(map)).map(PositionsSpec::Generator)

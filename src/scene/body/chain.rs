@@ -43,11 +43,14 @@ pub(super) struct ChainBody {
     damping_period: Option<f64>,
     /// Initial velocity, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     velocity: [f64; 3],
     /// Initial rigid spin about the centre of mass, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     angular_velocity: [f64; 3],
     /// Per-vertex initial velocities, m/s.
+    #[serde(default, deserialize_with = "crate::scene::exact::option_list")]
     velocities: Option<Vec<[f64; 3]>>,
     /// Held vertex indices.
     #[serde(default)]

@@ -26,9 +26,11 @@ pub(super) struct ObstacleBody {
     scripted: Vec<ScriptSpec>,
     /// Refused unless zero.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     velocity: [f64; 3],
     /// Refused unless zero.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::scene::exact::array")]
     angular_velocity: [f64; 3],
     /// Refused unless empty (every vertex is held).
     #[serde(default)]
