@@ -397,6 +397,20 @@ fn vectors_of_the_wrong_length_are_refused() {
 }
 
 #[test]
+fn an_output_path_that_is_a_file_is_refused_before_the_run() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let file = dir.path().join("taken");
+    fs::write(&file, "not a directory").unwrap();
+    for out in [file.clone(), file.join("below")] {
+        let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("--out") && stderr.contains("is a file, not a directory"), "{stderr}");
+    }
+    assert_eq!(fs::read_to_string(&file).unwrap(), "not a directory", "nothing written");
+}
+
+#[test]
 fn a_script_with_an_empty_vertex_list_is_refused() {
     let scene = GOOD.replace(
         "fixed = [20, 24]",

@@ -4,7 +4,7 @@
 use super::{bad_input, check_duration, load};
 use avicontact::backend::BackendKind;
 use avicontact::error::SimulationError;
-use avicontact::output::{write_summary, FrameWriter, Progress, RunStatus, Summary};
+use avicontact::output::{check_output_dir, write_summary, FrameWriter, Progress, RunStatus, Summary};
 use avicontact::Simulation;
 use std::path::Path;
 use std::process::ExitCode;
@@ -39,6 +39,10 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
     }
     if let Some(d) = options.duration {
         s.parameters.duration = d;
+    }
+    // the output directory before the scene is built (a large scene takes seconds to build)
+    if let Err(e) = check_output_dir(options.out) {
+        return bad_input(format!("--out: {e}"));
     }
     let backend = options.backend.unwrap_or(s.backend);
     let (name, duration) = (s.name.clone(), s.parameters.duration);

@@ -29,8 +29,8 @@ pub struct FrameWriter {
 }
 
 impl FrameWriter {
-    /// Creates `dir` (and `frames/`, `particles/` as needed for `model`), removes frame files
-    /// of an earlier run there, and starts `stats.csv`.
+    /// Creates `dir` (and `frames/`, `particles/` as needed for `model`), removes the frame
+    /// files, `contact.csv` and `summary.json` of an earlier run there, and starts `stats.csv`.
     pub fn create(dir: &Path, model: &Model) -> Result<Self, OutputError> {
         let has_meshes = model.bodies.values().any(|b| !matches!(b.kind, BodyKind::Particles { .. }));
         let has_particles = model.bodies.values().any(|b| matches!(b.kind, BodyKind::Particles { .. }));
@@ -51,9 +51,13 @@ impl FrameWriter {
                 fs::create_dir_all(&d).map_err(io_at(&d))?;
             }
         }
-        let stale = dir.join("contact.csv");
-        if stale.is_file() {
-            fs::remove_file(&stale).map_err(io_at(&stale))?;
+        // an earlier run's files that this run may not rewrite (a failed run writes no contact.csv,
+        // and until this run's end no summary): none may pass as this run's
+        for name in ["contact.csv", "summary.json"] {
+            let stale = dir.join(name);
+            if stale.is_file() {
+                fs::remove_file(&stale).map_err(io_at(&stale))?;
+            }
         }
         let path = dir.join("stats.csv");
         let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
@@ -160,5 +164,32 @@ impl FrameWriter {
 impl Observer for FrameWriter {
     fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
         self.write_frame(frame).map_err(|e| Box::new(e) as ObserverError)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Vec3;
+    use crate::model::Body;
+
+    #[test]
+    fn a_new_writer_clears_an_earlier_run_s_frames_summary_and_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        fs::create_dir_all(out.join("frames")).unwrap();
+        for stale in ["frames/frame_00007.obj", "frames/.tmpAbC123", "summary.json", "contact.csv"] {
+            fs::write(out.join(stale), "from an earlier run").unwrap();
+        }
+        fs::write(out.join("frames/notes.txt"), "the user's own").unwrap();
+        let mut model = Model::new();
+        let body = Body::new("sheet", BodyKind::Shell { triangles: vec![[0, 1, 2]] });
+        model.add_body(body, &[Vec3::zeros(), Vec3::x(), Vec3::y()], &[Vec3::zeros(); 3], &[1.0; 3]);
+        FrameWriter::create(out, &model).unwrap();
+        for stale in ["frames/frame_00007.obj", "frames/.tmpAbC123", "summary.json", "contact.csv"] {
+            assert!(!out.join(stale).exists(), "{stale} is left beside the new run's files");
+        }
+        assert!(out.join("frames/notes.txt").exists(), "only the run's own files are cleared");
+        assert!(out.join("stats.csv").is_file());
     }
 }

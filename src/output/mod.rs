@@ -59,3 +59,19 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), Outpu
     file.persist(path).map_err(|e| OutputError { path: path.to_path_buf(), source: e.error })?;
     Ok(())
 }
+
+/// Checks, before a run is built, that `dir` can hold its output: a directory (or a path whose
+/// nearest existing ancestor is one) that accepts a new file. Writes nothing that stays.
+pub fn check_output_dir(dir: &Path) -> Result<(), String> {
+    let existing = dir.ancestors().find(|a| a.as_os_str().is_empty() || a.exists()).unwrap_or(Path::new("."));
+    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    if !existing.is_dir() {
+        return Err(format!(
+            "{} is a file, not a directory; name a directory for the run's output (it is created if missing)",
+            existing.display()
+        ));
+    }
+    tempfile::tempfile_in(existing)
+        .map(drop)
+        .map_err(|e| format!("{}: cannot write there ({e}); choose a writable directory", existing.display()))
+}
