@@ -4,12 +4,13 @@
 //! ([`hash_grid`]), and the kinetic k-DOP hierarchy of ACM §5.5–5.6 ([`kdop`]). Their contract
 //! is rapier's and ipc-toolkit's: false positives allowed, false negatives never. Two primitives
 //! whose gap is below the contact reach always hold a pair; the choice changes the cost, never
-//! the trajectory (law 5), which `tests/broad_phase.rs` checks against brute force.
+//! the trajectory (law 5). The tests below check every method against brute-force distances;
+//! `tests/broad_phase.rs` checks that they give the trajectories of all pairs.
 //!
 //! Primitives are the points, segments and triangles of the triangulated bodies and chains, and
 //! the spheres of particle bodies ([`Primitives`]). The pair rule is the same for all methods: a
 //! triangle with a mesh point or a sphere, two segments, two spheres; never two primitives that
-//! share a vertex or that can both not move ([`PairKind::of_primitives`]).
+//! share a vertex or that can both not move (`PairKind::of_primitives`).
 //!
 //! The three are dispatched through an enum ([`BroadPhase`]), not `dyn`: the contact manager
 //! calls the broad phase on every kick that leaves a tube, and a match on three variants keeps
