@@ -34,6 +34,9 @@ enum Command {
         /// Simulated seconds, overriding the scene's `[simulation] duration`.
         #[arg(long)]
         duration: Option<f64>,
+        /// Frames per simulated second, overriding the scene's `[simulation] frame_rate`.
+        #[arg(long)]
+        frame_rate: Option<f64>,
         /// Backend, overriding the scene's `[simulation] backend`.
         #[arg(long, value_parser = backend_names())]
         backend: Option<BackendKind>,
@@ -54,6 +57,8 @@ enum Command {
         /// Scene file or built-in name.
         scene: String,
     },
+    /// List the built-in scenes with what each shows.
+    Scenes,
     /// Draw energy and momentum against time from DIR/stats.csv (PNG and SVG in DIR).
     Plot {
         /// A run's output directory.
@@ -96,8 +101,17 @@ fn backend_names() -> impl TypedValueParser<Value = BackendKind> {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     match Cli::parse().command {
-        Command::Run { scene, out, duration, backend, quiet, audit, profile } => {
-            cli::run::run(&cli::run::RunOptions { scene: &scene, out: &out, duration, backend, quiet, audit, profile })
+        Command::Run { scene, out, duration, frame_rate, backend, quiet, audit, profile } => {
+            cli::run::run(&cli::run::RunOptions {
+                scene: &scene,
+                out: &out,
+                duration,
+                frame_rate,
+                backend,
+                quiet,
+                audit,
+                profile,
+            })
         }
         Command::Info { scene } => cli::info::info(&scene),
         Command::Compare { scene, runs, out, duration, quiet } => {
@@ -105,6 +119,7 @@ fn main() -> ExitCode {
         }
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),
+        Command::Scenes => cli::scenes::scenes(),
     }
 }
 

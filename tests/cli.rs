@@ -411,6 +411,38 @@ fn an_output_path_that_is_a_file_is_refused_before_the_run() {
 }
 
 #[test]
+fn scenes_lists_every_built_in_scene_with_what_it_shows() {
+    let o = avicontact(&["scenes"]);
+    assert!(o.status.success());
+    let listing = String::from_utf8_lossy(&o.stdout);
+    for name in avicontact::scene::builtin_names() {
+        let line = listing
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {listing}"));
+        assert!(line.len() > name.len() + 20, "{line}");
+    }
+}
+
+#[test]
+fn frame_rate_overrides_the_scene_s_and_is_checked() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("out");
+    // GOOD: 0.05 s at 100 frames/s is 6 frames (t = 0 included); at 40 frames/s, 3
+    let o =
+        avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--frame-rate", "40"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
+    assert_eq!(rows, 3);
+    for bad in ["0", "-5", "inf", "NaN"] {
+        let flag = format!("--frame-rate={bad}");
+        let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", &flag]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--frame-rate"), "{bad}");
+    }
+}
+
+#[test]
 fn a_script_with_an_empty_vertex_list_is_refused() {
     let scene = GOOD.replace(
         "fixed = [20, 24]",

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod info;
 pub mod plot;
 pub mod run;
+pub mod scenes;
 
 use avicontact::scene::{self, Scene};
 use std::process::ExitCode;
@@ -26,6 +27,16 @@ fn load(scene: &str) -> Result<Scene, ExitCode> {
         eprintln!("warning: {w}");
     }
     Ok(s)
+}
+
+/// `--frame-rate`, when given, must be a finite number of frames per second > 0 (exit 2 otherwise).
+fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
+    match frame_rate {
+        Some(f) if !(f.is_finite() && f > 0.0) => {
+            Err(bad_input(format!("--frame-rate: must be a finite number of frames per second > 0, got {f}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `--duration`, when given, must be a finite number of seconds > 0 (exit 2 otherwise).

@@ -1,7 +1,7 @@
 //! `avicontact run SCENE --out DIR`: frames, `stats.csv` (and `contact.csv`) as the run goes,
 //! `summary.json` at the end, on the scene's backend or the one `--backend` names.
 
-use super::{bad_input, check_duration, load};
+use super::{bad_input, check_duration, check_frame_rate, load};
 use avicontact::backend::BackendKind;
 use avicontact::error::SimulationError;
 use avicontact::output::{check_output_dir, write_summary, FrameWriter, Progress, RunStatus, Summary};
@@ -17,6 +17,8 @@ pub struct RunOptions<'a> {
     pub out: &'a Path,
     /// Overrides the scene's duration, s.
     pub duration: Option<f64>,
+    /// Overrides the scene's frame rate, frames per simulated second.
+    pub frame_rate: Option<f64>,
     /// Overrides the scene's backend.
     pub backend: Option<BackendKind>,
     /// No progress bar and no closing line.
@@ -37,8 +39,14 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
     if let Err(code) = check_duration(options.duration) {
         return code;
     }
+    if let Err(code) = check_frame_rate(options.frame_rate) {
+        return code;
+    }
     if let Some(d) = options.duration {
         s.parameters.duration = d;
+    }
+    if let Some(f) = options.frame_rate {
+        s.parameters.frame_rate = f;
     }
     // the output directory before the scene is built (a large scene takes seconds to build)
     if let Err(e) = check_output_dir(options.out) {

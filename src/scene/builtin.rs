@@ -22,6 +22,20 @@ pub fn builtin_names() -> Vec<&'static str> {
     SCENES.iter().map(|(n, _)| *n).collect()
 }
 
+/// The first sentence of built-in scene `name`'s opening comment: what it shows.
+pub fn builtin_summary(name: &str) -> Option<String> {
+    let text = builtin_source(name)?;
+    let comment: Vec<&str> =
+        text.lines().map_while(|l| l.strip_prefix('#')).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let comment = comment.join(" ");
+    // a sentence ends at a full stop before a capital ("Fig. 14" does not end one)
+    let end = comment
+        .match_indices(". ")
+        .find(|&(k, _)| comment[k + 2..].starts_with(char::is_uppercase))
+        .map_or(comment.len(), |(k, _)| k + 1);
+    Some(comment[..end].to_string())
+}
+
 /// The TOML text of built-in scene `name`.
 pub fn builtin_source(name: &str) -> Option<&'static str> {
     SCENES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
@@ -37,6 +51,11 @@ mod tests {
             let scene = crate::scene::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(scene.contact_violation.is_none(), "{name}: {:?}", scene.contact_violation);
             assert!(!scene.model.bodies.is_empty(), "{name}");
+            let summary = builtin_summary(name).unwrap();
+            assert!(
+                summary.len() > 20 && summary.len() < 400,
+                "{name}: its opening comment says what it shows: {summary}"
+            );
         }
     }
 }

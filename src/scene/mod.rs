@@ -13,7 +13,7 @@ mod exact;
 pub mod schema;
 mod simulate;
 
-pub use builtin::{builtin_names, builtin_source};
+pub use builtin::{builtin_names, builtin_source, builtin_summary};
 pub use simulate::RunChoice;
 
 use crate::force::ForceSpec;
