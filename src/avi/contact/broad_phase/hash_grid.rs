@@ -515,6 +515,23 @@ mod tests {
     }
 
     #[test]
+    fn the_audit_catches_a_vertex_that_left_its_anchor_s_slack_ball() {
+        let mut model = Model::new();
+        let centres = [Vec3::zeros(), Vec3::x()];
+        model.add_body(
+            Body::new("balls", BodyKind::Particles { radius: 0.1 }),
+            &centres,
+            &[Vec3::zeros(); 2],
+            &[1.0; 2],
+        );
+        let broad = Broad::new(&model, 0.5, 0.02, 0.01);
+        let at = |shift: Real| move |u: VertexId| centres[u.index()] + Vec3::y() * if u.0 == 1 { shift } else { 0.0 };
+        assert!(broad.grid.audit(&broad.primitives, 0.0, &at(0.009)).is_ok(), "within the slack");
+        let e = broad.grid.audit(&broad.primitives, 0.0, &at(0.011)).unwrap_err();
+        assert!(e.contains("farther than the slack"), "{e}");
+    }
+
+    #[test]
     fn a_primitive_is_16_bytes_and_keeps_a_sphere_radius_exactly() {
         assert_eq!(std::mem::size_of::<Primitive>(), 16);
         for radius in [0.1, 1.0 / 3.0, 7.25e-9, 123.456] {
