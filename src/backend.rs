@@ -12,6 +12,7 @@ use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
+use crate::workload::EventRate;
 use std::collections::BTreeMap;
 
 /// Which backend integrates a scene (`[simulation] backend`, `avicontact run --backend`).
@@ -112,6 +113,12 @@ pub trait Backend: std::fmt::Debug + std::any::Any {
 
     /// What the backend reports about the run so far, for `summary.json`.
     fn facts(&self, model: &Model) -> BackendFacts;
+
+    /// Events per simulated second at the start, by source, for the work estimate that
+    /// `avicontact run` checks before a run ([`crate::workload`]; none by default).
+    fn event_rates(&self, _model: &Model) -> Vec<EventRate> {
+        Vec::new()
+    }
 
     /// Lines for `avicontact info` after the potentials and their periods (none by default).
     fn describe(&self) -> Vec<String> {

@@ -58,6 +58,7 @@ pub mod scene;
 pub mod simulation;
 pub mod stats;
 pub mod sync;
+pub mod workload;
 
 pub use simulation::{Simulation, SimulationParameters};
 

@@ -51,6 +51,10 @@ enum Command {
         /// penalty layers or a slab that still separates it (slow; for debugging).
         #[arg(long)]
         audit: bool,
+        /// Run even when the work estimate (events, frames, bytes of frames against the free disk)
+        /// is over its limits; `avicontact info` prints the estimate.
+        #[arg(long)]
+        insist: bool,
     },
     /// Describe a scene: bodies, vertices, potentials and their clock periods.
     Info {
@@ -83,6 +87,9 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Run even when a run's work estimate is over its limits (see `run --insist`).
+        #[arg(long)]
+        insist: bool,
     },
     /// Check every written frame for intersecting triangles and overlapping particles with exact
     /// predicates that share no code with the simulator. Exit 1 and name them if any.
@@ -101,7 +108,7 @@ fn backend_names() -> impl TypedValueParser<Value = BackendKind> {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     match Cli::parse().command {
-        Command::Run { scene, out, duration, frame_rate, backend, quiet, audit, profile } => {
+        Command::Run { scene, out, duration, frame_rate, backend, quiet, audit, profile, insist } => {
             cli::run::run(&cli::run::RunOptions {
                 scene: &scene,
                 out: &out,
@@ -111,11 +118,12 @@ fn main() -> ExitCode {
                 quiet,
                 audit,
                 profile,
+                insist,
             })
         }
         Command::Info { scene } => cli::info::info(&scene),
-        Command::Compare { scene, runs, out, duration, quiet } => {
-            cli::compare::compare(&scene, &runs, &out, duration, quiet)
+        Command::Compare { scene, runs, out, duration, quiet, insist } => {
+            cli::compare::compare(&scene, &runs, &out, duration, quiet, insist)
         }
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),

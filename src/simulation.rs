@@ -21,6 +21,7 @@ use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use crate::sync::{SyncEngine, SyncParameters};
+use crate::workload::{frame_bytes, Workload};
 use std::any::Any;
 use std::time::Instant;
 
@@ -162,6 +163,19 @@ impl Simulation {
     /// What the backend reports about the run so far (`summary.json`'s backend-specific fields).
     pub fn facts(&self) -> BackendFacts {
         self.backend.facts(&self.model)
+    }
+
+    /// What a run of the scene's duration will take, estimated from the state now: events per
+    /// simulated second by source, frames and their bytes ([`crate::workload`]).
+    pub fn workload(&self) -> Workload {
+        let model = &self.model;
+        let triangles = model.bodies.values().map(|b| b.kind.triangles().len()).sum();
+        Workload {
+            duration: self.parameters.duration,
+            frame_rate: self.parameters.frame_rate,
+            rates: self.backend.event_rates(model),
+            frame_bytes: frame_bytes(model.vertices.len(), triangles),
+        }
     }
 
     /// Time of the last processed event (sync: of the current state).

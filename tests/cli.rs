@@ -827,3 +827,62 @@ fn law6_sync_contact_runs_are_byte_identical() {
     assert!(runs[0].len() >= 10, "frames were written");
     assert_eq!(runs[0], runs[1]);
 }
+
+/// 27 particles in a box with contact, their speeds drawn up to `max_speed`; `extra` goes into
+/// `[contact]`.
+fn particles_in_a_box(max_speed: &str, extra: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = 0.1
+frame_rate = 30.0
+gravity = [0.0, 0.0, 0.0]
+[contact]
+thickness = 0.02
+stiffness = 1000.0
+{extra}
+[[body]]
+name = "balls"
+kind = "particles"
+radius = 0.1
+mass = 1.0
+positions = {{ generator = "lattice", min = [-0.5, -0.5, -0.5], max = [0.5, 0.5, 0.5], count = 27, seed = 1, max_speed = {max_speed} }}
+[[body]]
+name = "box"
+kind = "obstacle"
+mesh = {{ generator = "box", size = [1.5, 1.5, 1.5] }}
+"#
+    )
+}
+
+#[test]
+fn runs_that_cannot_finish_are_refused_with_their_estimate_before_anything_is_written() {
+    // a 1 pm hash-grid cell: a broad-phase certificate every 1e-14 s per particle
+    let tiny_cells = particles_in_a_box("1.0", "cell_size = 1e-12");
+    refuses(&tiny_cells, &[], "broad-phase certificates per simulated second");
+    refuses(&tiny_cells, &[], "contact.cell_size");
+    // speeds near the largest float: the rate overflows
+    refuses(&particles_in_a_box("1e200", ""), &[], "would never finish");
+    // a period of 1e-300 s
+    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 100.0\nperiod = 1e-300"), &[], "force clocks");
+    // a frame rate that writes 1e306 files
+    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 1e308"), &[], "frames (1.000e308 frames/s");
+    // info prints the estimate
+    let (_dir, path) = scene_dir(&particles_in_a_box("1.0", ""), &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("work at the start: ") && stdout.contains("broad-phase certificates"), "{stdout}");
+}
+
+#[test]
+fn insisting_runs_past_the_estimate_and_a_stalled_broad_phase_stops_with_a_reason() {
+    let (dir, path) = scene_dir(&particles_in_a_box("1e200", ""), &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--insist"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // the certificate renewed at its own instant would fail again for ever: exit 1, not a hang
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("fails again at t = 0 s, the instant it was renewed"), "{stderr}");
+    let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"failed\""), "{summary}");
+}

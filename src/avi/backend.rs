@@ -8,6 +8,7 @@ use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
+use crate::workload::EventRate;
 
 impl Backend for AviEngine {
     fn name(&self) -> &'static str {
@@ -64,6 +65,24 @@ impl Backend for AviEngine {
             contact_peak_parts_per_vertex: contact.map(|c| c.peak_bookkeeping_parts().per_vertex(vertices)),
             ..BackendFacts::default()
         }
+    }
+
+    /// Force clocks (Σ 1/h) and, with contact, the broad phase's certificates: a vertex's tube
+    /// leaves the ball of the slack around its anchor after slack / (speed + ε).
+    fn event_rates(&self, model: &Model) -> Vec<EventRate> {
+        let mut rates = vec![EventRate {
+            source: "force clocks",
+            per_second: self.forces().map(|(_, _, h)| 1.0 / h).fold(0.0, |sum, rate| sum + rate),
+            keys: "safety_factor, the period keys or the mesh resolution",
+        }];
+        if let Some(contact) = self.contact() {
+            rates.push(EventRate {
+                source: "broad-phase certificates",
+                per_second: contact.broad_phase_events_per_second(model),
+                keys: "the speeds (max_speed, velocity), contact.tolerance or contact.cell_size",
+            });
+        }
+        rates
     }
 
     /// Force events per simulated second, and the contact bookkeeping at the start.

@@ -2,7 +2,7 @@
 //! each run's outputs in `DIR/<run>/`, then energy and momentum plotted side by side and
 //! `DIR/comparison.csv`.
 
-use super::{bad_input, check_duration, load};
+use super::{bad_input, check_duration, check_workload, load};
 use avicontact::observe::{Frame, Observer, ObserverError};
 use avicontact::output::{plot_comparison, write_comparison, ComparisonRow, FrameWriter, Progress};
 use avicontact::scene::{self, RunChoice};
@@ -23,7 +23,7 @@ impl Observer for Energies {
 
 /// Runs `scene` once per entry of `runs` into `out`; everything is checked before anything runs
 /// or is written.
-pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, quiet: bool) -> ExitCode {
+pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, quiet: bool, insist: bool) -> ExitCode {
     let first = match load(scene) {
         Ok(s) => s,
         Err(code) => return code,
@@ -58,6 +58,9 @@ pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, 
             Err(e) => return bad_input(format!("{scene}: {e}")),
         };
         let dir = out.join(label.replace(':', "-"));
+        if let Err(code) = check_workload(scene, &sim, &dir, insist) {
+            return code;
+        }
         match run_one(label, &mut sim, &dir, total_duration, quiet) {
             Ok(row) => rows.push(row),
             Err(code) => return code,

@@ -60,6 +60,7 @@ pub fn info(scene: &str) -> ExitCode {
     for line in sim.backend().describe() {
         println!("{line}");
     }
+    println!("{} (AVI)", sim.workload().describe());
     println!("backend: {backend}");
     ExitCode::SUCCESS
 }

@@ -11,7 +11,10 @@ pub mod plot;
 pub mod run;
 pub mod scenes;
 
+use avicontact::output::free_bytes;
 use avicontact::scene::{self, Scene};
+use avicontact::Simulation;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Bad input: exit 2, nothing written.
@@ -27,6 +30,16 @@ fn load(scene: &str) -> Result<Scene, ExitCode> {
         eprintln!("warning: {w}");
     }
     Ok(s)
+}
+
+/// The run's estimated work and output within the limits of [`avicontact::workload`], unless
+/// `insist`: otherwise bad input (exit 2) with the estimate and the key to change, before anything
+/// is written to `out`.
+fn check_workload(scene: &str, sim: &Simulation, out: &Path, insist: bool) -> Result<(), ExitCode> {
+    if insist {
+        return Ok(());
+    }
+    sim.workload().check(free_bytes(out)).map_err(|e| bad_input(format!("{scene}: {e}")))
 }
 
 /// `--frame-rate`, when given, must be a finite number of frames per second > 0 (exit 2 otherwise).

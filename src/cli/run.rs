@@ -1,7 +1,7 @@
 //! `avicontact run SCENE --out DIR`: frames, `stats.csv` (and `contact.csv`) as the run goes,
 //! `summary.json` at the end, on the scene's backend or the one `--backend` names.
 
-use super::{bad_input, check_duration, check_frame_rate, load};
+use super::{bad_input, check_duration, check_frame_rate, check_workload, load};
 use avicontact::backend::BackendKind;
 use avicontact::error::SimulationError;
 use avicontact::output::{check_output_dir, write_summary, FrameWriter, Progress, RunStatus, Summary};
@@ -27,6 +27,8 @@ pub struct RunOptions<'a> {
     pub audit: bool,
     /// Wall time by event kind in `summary.json`.
     pub profile: bool,
+    /// Run even when the work estimate is over its limits ([`avicontact::workload`]).
+    pub insist: bool,
 }
 
 /// Runs the scene: exit 0, 1 if the run (or writing its summary) fails, 2 on bad input (nothing
@@ -62,6 +64,9 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
         Ok(sim) => sim,
         Err(e) => return bad_input(format!("{name}: {e}")),
     };
+    if let Err(code) = check_workload(options.scene, &sim, options.out, options.insist) {
+        return code;
+    }
     sim.backend_mut().set_audit(options.audit);
     sim.backend_mut().set_profile(options.profile);
     let mut writer = match FrameWriter::create(options.out, sim.model()) {

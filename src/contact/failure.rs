@@ -36,6 +36,33 @@ pub enum ContactError {
     Zeno(ZenoError),
     /// A pair touched.
     Penetration(Penetration),
+    /// A broad-phase certificate failed again at the instant it was renewed.
+    BroadPhaseStall(BroadPhaseStall),
+}
+
+/// A broad-phase certificate renewed to fail at the very instant it failed: a vertex moves so
+/// fast, or the slack is so thin, that its tube leaves the slack ball in less time than the clock
+/// can represent at `time` (ACM §5.3). Without this stop the event would repeat for ever.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BroadPhaseStall {
+    /// The certificate (the vertex for the hash grid, the front record for the k-DOP hierarchy).
+    pub certificate: u32,
+    /// When, s.
+    pub time: Real,
+    /// The broad phase's slack, m.
+    pub slack: Real,
+}
+
+impl fmt::Display for BroadPhaseStall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "broad-phase certificate {} fails again at t = {} s, the instant it was renewed: a vertex crosses the \
+             slack of {:.3e} m faster than the clock can resolve; lower the speeds or raise contact.cell_size \
+             (or broad_phase_slack)",
+            self.certificate, self.time, self.slack
+        )
+    }
 }
 
 impl fmt::Display for ContactError {
@@ -43,6 +70,7 @@ impl fmt::Display for ContactError {
         match self {
             ContactError::Zeno(e) => write!(f, "{e}"),
             ContactError::Penetration(e) => write!(f, "{e}"),
+            ContactError::BroadPhaseStall(e) => write!(f, "{e}"),
         }
     }
 }

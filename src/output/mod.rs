@@ -60,11 +60,44 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), Outpu
     Ok(())
 }
 
+/// `dir`, or its nearest ancestor that exists (`.` for a relative path none of whose parts do).
+fn nearest_existing(dir: &Path) -> &Path {
+    let existing = dir.ancestors().find(|a| a.as_os_str().is_empty() || a.exists()).unwrap_or(Path::new("."));
+    if existing.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        existing
+    }
+}
+
+/// Bytes free for this user on the disk that holds `dir` (or would hold it, once created), if
+/// the system tells: what the work estimate holds a run's frames against
+/// ([`crate::workload::Workload::check`]).
+#[cfg(unix)]
+pub fn free_bytes(dir: &Path) -> Option<f64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(nearest_existing(dir).as_os_str().as_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `stats` a buffer of the type statvfs fills.
+    let status = unsafe { libc::statvfs(path.as_ptr(), stats.as_mut_ptr()) };
+    if status != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled `stats`.
+    let stats = unsafe { stats.assume_init() };
+    Some(stats.f_bavail as f64 * stats.f_frsize as f64)
+}
+
+/// Bytes free on the disk that holds `dir`: unknown on this system.
+#[cfg(not(unix))]
+pub fn free_bytes(_dir: &Path) -> Option<f64> {
+    None
+}
+
 /// Checks, before a run is built, that `dir` can hold its output: a directory (or a path whose
 /// nearest existing ancestor is one) that accepts a new file. Writes nothing that stays.
 pub fn check_output_dir(dir: &Path) -> Result<(), String> {
-    let existing = dir.ancestors().find(|a| a.as_os_str().is_empty() || a.exists()).unwrap_or(Path::new("."));
-    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    let existing = nearest_existing(dir);
     if !existing.is_dir() {
         return Err(format!(
             "{} is a file, not a directory; name a directory for the run's output (it is created if missing)",

@@ -8,6 +8,7 @@ use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
+use crate::workload::EventRate;
 
 impl Backend for SyncEngine {
     fn name(&self) -> &'static str {
@@ -45,6 +46,15 @@ impl Backend for SyncEngine {
 
     fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError> {
         SyncEngine::step(self, model, observer)
+    }
+
+    /// Every potential is evaluated at least once per step.
+    fn event_rates(&self, _model: &Model) -> Vec<EventRate> {
+        vec![EventRate {
+            source: "potential evaluations in time steps",
+            per_second: self.potentials().count() as Real / self.parameters().timestep,
+            keys: "[sync] timestep",
+        }]
     }
 
     fn facts(&self, _model: &Model) -> BackendFacts {

@@ -20,7 +20,7 @@ use super::pair_store::PairStore;
 use super::schedule::Schedule;
 use super::settings::{ContactSettings, ContactVariant, Restart};
 use super::tube::tubes_at;
-use crate::contact::{ContactError, StartError};
+use crate::contact::{BroadPhaseStall, ContactError, StartError};
 use crate::events::Clock;
 use crate::ids::{PairId, VertexId};
 use crate::kds::hash_grid::FixedHashMap;
@@ -305,6 +305,29 @@ impl ContactManager {
         self.broad.slack()
     }
 
+    /// Broad-phase certificate failures per simulated second at the start: each vertex that
+    /// moves fails one every slack / (its tube's speed + ε) (ACM §5.3), none for all pairs. The
+    /// work estimate checks it ([`crate::workload`]): a tiny cell or a huge speed makes it
+    /// astronomical.
+    pub fn broad_phase_events_per_second(&self, model: &Model) -> Real {
+        let slack = self.broad.slack();
+        if slack == 0.0 {
+            return 0.0;
+        }
+        let tube = tubes_at(model, &self.reference_velocity, self.settings.tolerance, 0.0);
+        (0..model.vertices.len() as u32)
+            .map(|u| {
+                let (tube, _) = tube(VertexId(u));
+                let speed = tube.v0.norm() + tube.tolerance;
+                if speed > 0.0 {
+                    speed / slack
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, |sum, rate| sum + rate)
+    }
+
     /// The hash grid's cell side, m (`None` for all pairs).
     pub fn cell_size(&self) -> Option<Real> {
         self.broad.cell_size()
@@ -381,6 +404,13 @@ impl ContactManager {
             let tube = tubes_at(model, &self.reference_velocity, self.settings.tolerance, t.seconds());
             self.broad.certificate_failed(id, t.seconds(), model, &tube, &mut out)
         };
+        // a renewal at the failure's own instant would fail again at once, for ever
+        if let Some(&Schedule::BroadPhase(certificate, _)) =
+            change.renewal.iter().find(|r| matches!(r, Schedule::BroadPhase(_, at) if *at <= t))
+        {
+            let slack = self.broad.slack();
+            return Err(ContactError::BroadPhaseStall(BroadPhaseStall { certificate, time: t.seconds(), slack }));
+        }
         self.follow_broad_phase(change.lost, change.gained, t, model, &mut out)?;
         out.extend(change.renewal);
         Ok(out)
