@@ -7,6 +7,7 @@
 //! backend holds its potentials, its schedule and its bookkeeping, and advances the model.
 
 use crate::error::SimulationError;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -79,6 +80,12 @@ pub trait Backend: std::fmt::Debug + std::any::Any {
 
     /// Energy removed by damping so far, J.
     fn dissipated(&self) -> Real;
+
+    /// The energy ledger so far ([`crate::ledger`]): by default what [`Backend::dissipated`]
+    /// says and no external work.
+    fn ledger(&self) -> Ledger {
+        Ledger { dissipated: self.dissipated(), external_work: 0.0 }
+    }
 
     /// Event counts and wall time so far.
     fn counters(&self) -> &Counters;

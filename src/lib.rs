@@ -48,6 +48,7 @@ pub mod force;
 pub mod geometry;
 pub mod ids;
 pub mod kds;
+pub mod ledger;
 pub mod math;
 pub mod mesh;
 pub mod model;

@@ -7,6 +7,7 @@
 //! ([`FrameStats`]).
 
 use crate::ids::ForceId;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::potential::{gather, Potential};
@@ -56,12 +57,13 @@ pub struct FrameStats {
     pub kinetic: Real,
     /// Sum of the non-dissipative potentials' energies at the frame positions, J.
     pub potential: Real,
-    /// Energy taken out by damping so far, J: the sum over damping kicks of the kinetic energy
-    /// each kick removed (a single kick may add a little). `total + dissipated` stays at the
-    /// starting energy up to the integrator's bounded oscillation when the damped motion is
-    /// resolved by the clocks; for motion near the stability limit it overstates the loss and
-    /// converges as the periods shrink (`docs/scene-format.md`, stats.csv).
+    /// Energy taken out so far by damping (ACM §6.1) and friction (ACM §6.3), J: the work of their
+    /// kicks against the motion of every vertex ([`crate::ledger`]).
     pub dissipated: Real,
+    /// Work done on the system by scripted vertices so far, J ([`crate::ledger`]).
+    /// `total + dissipated − external_work` is the starting energy up to the integrator's
+    /// oscillation.
+    pub external_work: Real,
     /// Σ m v over free vertices, kg·m/s.
     pub momentum: Vec3,
     /// Σ x × m v about the origin over free vertices, kg·m²/s.
@@ -83,11 +85,16 @@ impl FrameStats {
         model: &Model,
         positions: &[Vec3],
         potentials: impl IntoIterator<Item = &'a dyn Potential>,
-        dissipated: Real,
+        ledger: Ledger,
         events: u64,
     ) -> FrameStats {
         let v = &model.vertices;
-        let mut stats = FrameStats { dissipated, events, ..Default::default() };
+        let mut stats = FrameStats {
+            dissipated: ledger.dissipated,
+            external_work: ledger.external_work,
+            events,
+            ..Default::default()
+        };
         for (i, x) in positions.iter().enumerate() {
             let id = crate::ids::VertexId(i as u32);
             if !v.effective_mass(id).is_finite() {

@@ -15,6 +15,7 @@ use crate::backend::{Backend, BackendFacts};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -150,6 +151,12 @@ impl Simulation {
         self.backend.dissipated()
     }
 
+    /// The energy ledger so far: dissipated energy and the work of scripted vertices
+    /// ([`crate::ledger`]).
+    pub fn ledger(&self) -> Ledger {
+        self.backend.ledger()
+    }
+
     /// The parameters the simulation was built with.
     pub fn parameters(&self) -> &SimulationParameters {
         &self.parameters
@@ -271,7 +278,13 @@ mod tests {
             let slot = self.counters.slot("frame");
             self.counters.count(slot);
             self.positions = model.vertices.positions().to_vec();
-            let stats = FrameStats::measure(model, &self.positions, std::iter::empty(), 0.0, self.counters.events);
+            let stats = FrameStats::measure(
+                model,
+                &self.positions,
+                std::iter::empty(),
+                Default::default(),
+                self.counters.events,
+            );
             let frame = Frame { index: self.frames, time, positions: &self.positions, model, stats, contact: None };
             observer.on_frame(&frame).map_err(SimulationError::Observer)?;
             self.frames += 1;

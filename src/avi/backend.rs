@@ -3,6 +3,7 @@
 use super::engine::AviEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::error::SimulationError;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -25,6 +26,10 @@ impl Backend for AviEngine {
 
     fn dissipated(&self) -> Real {
         AviEngine::dissipated(self)
+    }
+
+    fn ledger(&self) -> Ledger {
+        AviEngine::ledger(self)
     }
 
     fn counters(&self) -> &Counters {

@@ -6,6 +6,7 @@ use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
 use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::PairId;
 use crate::ids::{ForceId, VertexId};
+use crate::ledger::{KickKind, Ledger};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
@@ -88,7 +89,7 @@ pub struct AviEngine {
     frame_rate: Real,
     frame_slot: usize,
     counters: Counters,
-    dissipated: Real,
+    ledger: Ledger,
     workspace: KickWorkspace,
     snapshot: Vec<Vec3>,
     contact: Option<Box<ContactManager>>,
@@ -182,7 +183,7 @@ impl AviEngine {
             frame_rate,
             frame_slot: 0,
             counters: Counters::default(),
-            dissipated: 0.0,
+            ledger: Ledger::default(),
             workspace: KickWorkspace::default(),
             snapshot: Vec::new(),
             contact: None,
@@ -249,7 +250,13 @@ impl AviEngine {
 
     /// Energy removed by damping kicks so far, J.
     pub fn dissipated(&self) -> Real {
-        self.dissipated
+        self.ledger().dissipated
+    }
+
+    /// The energy ledger so far: damping and friction, and the work of scripted vertices, in
+    /// potentials and in contact ([`Ledger`]).
+    pub fn ledger(&self) -> Ledger {
+        self.contact.as_ref().map_or(self.ledger, |c| self.ledger.plus(c.ledger()))
     }
 
     /// The registered potentials with their ids and clock periods.
@@ -315,7 +322,7 @@ impl AviEngine {
 
     /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).
     fn tick_force(&mut self, id: ForceId, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
-        let AviEngine { forces, queue, counters, dissipated, workspace, .. } = self;
+        let AviEngine { forces, queue, counters, ledger, workspace, .. } = self;
         let force = &mut forces[id];
         let k = force.clock.advance();
         debug_assert_eq!(force.clock.time_of(k), t, "law 4: a force event off its clock");
@@ -330,14 +337,8 @@ impl AviEngine {
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
         force.potential.gradient(&workspace.positions, &mut workspace.gradient);
-        if force.potential.is_dissipative() {
-            // Energy bookkeeping: what the damping impulse takes out of the kinetic energy.
-            let before = kinetic_energy(vertices, stencil);
-            kick(vertices, stencil, &workspace.gradient, h);
-            *dissipated += before - kinetic_energy(vertices, stencil);
-        } else {
-            kick(vertices, stencil, &workspace.gradient, h);
-        }
+        let kind = if force.potential.is_dissipative() { KickKind::Dissipative } else { KickKind::Conservative };
+        ledger.kick_stencil(vertices, stencil, &workspace.gradient, h, t.seconds(), kind);
         force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id, force.queue_index), force.clock.next_time())?;
         counters.count(force.counter_slot);
@@ -365,7 +366,7 @@ impl AviEngine {
         self.snapshot
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
         let mut stats =
-            FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+            FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
         let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
@@ -566,21 +567,4 @@ fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), 
         }
     }
     Ok(())
-}
-
-/// v ← v − h M⁻¹ ∇V on the stencil.
-#[inline]
-fn kick(vertices: &mut crate::model::Vertices, stencil: &[VertexId], gradient: &[Vec3], h: Real) {
-    for (&v, g) in stencil.iter().zip(gradient) {
-        vertices.kick(v, g * h);
-    }
-}
-
-/// Kinetic energy of the free vertices of a stencil.
-fn kinetic_energy(vertices: &crate::model::Vertices, stencil: &[VertexId]) -> Real {
-    stencil
-        .iter()
-        .filter(|&&v| vertices.effective_mass(v).is_finite())
-        .map(|&v| 0.5 * vertices.mass(v) * vertices.velocity(v).norm_squared())
-        .sum()
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The header of `stats.csv`.
 pub const STATS_HEADER: &str =
-    "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,angular_x,angular_y,angular_z,events";
+    "time,kinetic,potential,total,dissipated,external_work,momentum_x,momentum_y,momentum_z,angular_x,angular_y,angular_z,events";
 
 /// The header of `contact.csv` ([`crate::observe::ContactFrameStats`], one row per frame).
 pub const CONTACT_HEADER: &str = "time,pairs,layers,kdop_records,occupied_cells,bookkeeping_bytes";
@@ -119,12 +119,13 @@ impl FrameWriter {
         let path = self.dir.join("stats.csv");
         writeln!(
             self.stats,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             frame.time.seconds(),
             s.kinetic,
             s.potential,
             s.total(),
             s.dissipated,
+            s.external_work,
             p.x,
             p.y,
             p.z,

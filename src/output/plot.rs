@@ -11,12 +11,13 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// Columns read from `stats.csv`, looked up by name in its header; other columns are ignored.
-const COLUMNS: [&str; 11] = [
+const COLUMNS: [&str; 12] = [
     "time",
     "kinetic",
     "potential",
     "total",
     "dissipated",
+    "external_work",
     "momentum_x",
     "momentum_y",
     "momentum_z",
@@ -31,8 +32,9 @@ const KINETIC: usize = 1;
 const POTENTIAL: usize = 2;
 const TOTAL: usize = 3;
 const DISSIPATED: usize = 4;
-const MOMENTUM: usize = 5;
-const ANGULAR: usize = 8;
+const EXTERNAL_WORK: usize = 5;
+const MOMENTUM: usize = 6;
+const ANGULAR: usize = 9;
 
 /// Why `avicontact plot` could not draw its figures.
 #[derive(Debug)]
@@ -291,12 +293,13 @@ fn draw_energy<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let total = stats.column(TOTAL);
-    let with_dissipated = stats.rows.iter().map(|r| r[TOTAL] + r[DISSIPATED]).collect();
+    // the ledger: constant up to the integrator's oscillation (crate::ledger)
+    let ledger = stats.rows.iter().map(|r| r[TOTAL] + r[DISSIPATED] - r[EXTERNAL_WORK]).collect();
     let curves = [
         Curve::new("kinetic", RGBColor(31, 119, 180), stats.column(KINETIC)),
         Curve::new("potential", RGBColor(44, 160, 44), stats.column(POTENTIAL)),
         Curve::new("total", BLACK, total),
-        Curve { dashed: true, ..Curve::new("total + dissipated", RGBColor(214, 39, 40), with_dissipated) },
+        Curve { dashed: true, ..Curve::new("total + dissipated − external work", RGBColor(214, 39, 40), ledger) },
     ];
     draw_chart(&root, &format!("energy: {title}"), "energy [J]", &stats.column(TIME), &curves)?;
     root.present()
@@ -436,7 +439,7 @@ fn check<E: fmt::Display>(path: &Path, result: Result<(), E>) -> Result<(), Plot
 mod tests {
     use super::*;
 
-    const HEADER: &str = "time,kinetic,potential,total,dissipated,momentum_x,momentum_y,momentum_z,\
+    const HEADER: &str = "time,kinetic,potential,total,dissipated,external_work,momentum_x,momentum_y,momentum_z,\
                           angular_x,angular_y,angular_z,events";
 
     fn write_stats(dir: &Path, body: &str) {
@@ -450,9 +453,9 @@ mod tests {
         for i in 0..200 {
             let t = i as f64 * 0.01;
             let (k, u) = (5.0 * (3.0 * t).sin().powi(2), 5.0 * (3.0 * t).cos().powi(2) - 0.01 * t);
-            body += &format!("{t},{k},{u},{},{},1.5,0,-{t},0.25,0.5,2.0,{i}\n", k + u, 0.01 * t);
+            body += &format!("{t},{k},{u},{},{},0,1.5,0,-{t},0.25,0.5,2.0,{i}\n", k + u, 0.01 * t);
         }
-        body += "2.0,NaN,0,0,0,0,0,0,0,0,0,0\n";
+        body += "2.0,NaN,0,0,0,0,0,0,0,0,0,0,0\n";
         write_stats(dir.path(), &body);
         let written = plot_run(dir.path()).unwrap();
         let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
@@ -471,19 +474,19 @@ mod tests {
         assert!(matches!(err, PlotError::MissingStats { .. }));
         assert!(err.to_string().contains("avicontact run SCENE --out DIR"));
 
-        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n0.1,1,2,x3,0,0,0,0,0,0,0,0\n");
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0,0\n0.1,1,2,x3,0,0,0,0,0,0,0,0,0\n");
         let err = plot_run(dir.path()).unwrap_err();
         assert!(matches!(err, PlotError::Malformed { line: 3, column: "total", .. }), "{err:?}");
         assert!(err.to_string().contains("stats.csv:3: column `total`"), "{err}");
 
-        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n0.1,1,2,3\n");
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0,0\n0.1,1,2,3\n");
         let err = plot_run(dir.path()).unwrap_err();
         assert!(matches!(err, PlotError::Malformed { line: 3, column: "dissipated", .. }), "{err:?}");
 
-        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n");
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0,0\n");
         assert!(matches!(plot_run(dir.path()), Err(PlotError::TooFewRows { rows: 1, .. })));
 
-        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0\n1,1,2,3,0,0,0,0,0,0,0,0\n");
+        write_stats(dir.path(), "0,1,2,3,0,0,0,0,0,0,0,0,0\n1,1,2,3,0,0,0,0,0,0,0,0,0\n");
         std::fs::create_dir(dir.path().join("energy.png")).unwrap();
         let err = plot_run(dir.path()).unwrap_err();
         assert!(matches!(err, PlotError::Write { .. }), "{err:?}");

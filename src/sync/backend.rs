@@ -3,6 +3,7 @@
 use super::engine::SyncEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::error::SimulationError;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
@@ -26,6 +27,10 @@ impl Backend for SyncEngine {
 
     fn dissipated(&self) -> Real {
         SyncEngine::dissipated(self)
+    }
+
+    fn ledger(&self) -> Ledger {
+        SyncEngine::ledger(self)
     }
 
     fn counters(&self) -> &Counters {

@@ -10,10 +10,11 @@ use super::newton::{IncrementalPotential, NewtonParameters};
 use crate::error::SimulationError;
 use crate::force::ForceSpec;
 use crate::ids::VertexId;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
-use crate::potential::Potential;
+use crate::potential::{assemble_gradient, Potential};
 use crate::stats::Counters;
 
 /// The integrators of the synchronous backend.
@@ -152,6 +153,7 @@ pub struct SyncEngine {
     step_slot: usize,
     frame_slot: usize,
     dissipated: Real,
+    external_work: Real,
     newton_iterations: u64,
     linear_solve_seconds: f64,
     last_alpha: Option<Real>,
@@ -234,6 +236,7 @@ impl SyncEngine {
             step_slot,
             frame_slot,
             dissipated: 0.0,
+            external_work: 0.0,
             newton_iterations: 0,
             linear_solve_seconds: 0.0,
             last_alpha: None,
@@ -286,6 +289,13 @@ impl SyncEngine {
         self.dissipated
     }
 
+    /// The energy ledger so far: what damping and IPC's lagged friction took out (2·D at the end
+    /// of each step), and the work scripted vertices did against the conservative potentials
+    /// (the trapezoid rule over each step; the contact barrier's share is not counted).
+    pub fn ledger(&self) -> Ledger {
+        Ledger { dissipated: self.dissipated, external_work: self.external_work }
+    }
+
     /// Newton iterations so far.
     pub fn newton_iterations(&self) -> u64 {
         self.newton_iterations
@@ -321,6 +331,13 @@ impl SyncEngine {
             contact: None,
         };
         phi.newton_system(&target)
+    }
+
+    /// ∇V at `x` of the conservative potentials (contact left out).
+    fn conservative_gradient(&self, x: &[Vec3]) -> Vec<Vec3> {
+        let mut g = vec![Vec3::zeros(); x.len()];
+        assemble_gradient(self.potentials.iter().filter(|p| !p.is_dissipative()).map(|p| p.as_ref()), x, &mut g);
+        g
     }
 
     /// α of the last A-1 / A-search step.
@@ -369,6 +386,10 @@ impl SyncEngine {
             let friction = c.friction_potentials(&self.x, h);
             self.potentials.extend(friction);
         }
+        // scripted vertices that move this step do work on the system (crate::ledger)
+        let moving: Vec<usize> =
+            (0..self.x.len()).filter(|&i| self.free[i].is_none() && prescribed[i] != self.x[i]).collect();
+        let before = (!moving.is_empty()).then(|| (self.x.clone(), self.conservative_gradient(&self.x)));
         let report = self
             .integrator
             .step(Step {
@@ -389,6 +410,14 @@ impl SyncEngine {
         self.potentials.truncate(base);
         self.steps += 1;
         self.dissipated += report.dissipated;
+        if let Some((x_before, g_before)) = before {
+            // the trapezoid rule for ∫ ∇V·dx along each path over the step
+            let g_after = self.conservative_gradient(&self.x);
+            self.external_work += moving
+                .iter()
+                .map(|&i| (g_before[i] + g_after[i]).dot(&(self.x[i] - x_before[i])) * 0.5)
+                .fold(0.0, |sum, w| sum + w);
+        }
         self.newton_iterations += report.newton_iterations as u64;
         self.linear_solve_seconds += report.linear_solve_seconds;
         self.last_alpha = report.alpha;
@@ -414,8 +443,7 @@ impl SyncEngine {
         let t = self.steps as Real * self.parameters.timestep;
         self.snapshot.clone_from(&self.x);
         self.counters.count(self.frame_slot);
-        let stats =
-            FrameStats::measure(model, &self.snapshot, self.potentials(), self.dissipated, self.counters.events);
+        let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t });
         }

@@ -11,6 +11,7 @@ use super::settings::{ContactVariant, Restart};
 use crate::contact::ContactError;
 use crate::events::Clock;
 use crate::ids::{PairId, VertexId};
+use crate::ledger::{KickKind, Ledger};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use smallvec::SmallVec;
@@ -212,12 +213,22 @@ impl ContactManager {
             // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
             let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
             let normal_impulse = h * c * layers.stiffness(l) * g; // ≤ 0: pushes apart
-            for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
-                v.kick(u, gu * normal_impulse);
+            let ledger = &mut self.ledger;
+            if c == 1.0 {
+                for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
+                    ledger.kick(v, u, gu * normal_impulse, t.seconds(), KickKind::Conservative);
+                }
+            } else {
+                // what restitution withholds from the layer's full impulse is dissipated
+                let full_impulse = h * layers.stiffness(l) * g;
+                for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
+                    ledger.kick_restituted(v, u, gu * normal_impulse, gu * full_impulse, t.seconds());
+                }
             }
             if s.friction > 0.0 && !matches!(kind, PairKind::EdgeLength { .. }) {
                 let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
-                apply_friction(&vertices, &proximity.gradient, normal, s.friction * normal_impulse.abs(), v);
+                let limit = s.friction * normal_impulse.abs();
+                apply_friction(&vertices, &proximity.gradient, normal, limit, t.seconds(), v, ledger);
             }
         }
         // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
@@ -272,15 +283,23 @@ impl ContactManager {
 /// of the closest points (ACM §6.3), split over the stencil like the normal impulse, so linear
 /// momentum is kept exactly. The relative velocity is the one the stencil arrived with, before any
 /// kick at this instant ([`crate::model::Vertices::arrival_velocity`]), so simultaneous friction
-/// impulses commute (law 8).
-fn apply_friction(vertices: &[VertexId], gradient: &[Vec3], normal: Vec3, limit: Real, v: &mut crate::model::Vertices) {
+/// impulses commute (law 8). Its work is booked in `ledger` as dissipated.
+fn apply_friction(
+    vertices: &[VertexId],
+    gradient: &[Vec3],
+    normal: Vec3,
+    limit: Real,
+    t: Real,
+    v: &mut crate::model::Vertices,
+    ledger: &mut Ledger,
+) {
     // signed weights s_u: ∇_u d = s_u · n
     let weights: SmallVec<[Real; 4]> = gradient.iter().map(|g| g.dot(&normal)).collect();
     let relative: Vec3 = vertices.iter().zip(&weights).map(|(&u, s)| v.arrival_velocity(u) * *s).sum();
     let tangential = relative - normal * normal.dot(&relative);
     let Some(direction) = tangential.try_normalize(1e-300) else { return };
     for (&u, s) in vertices.iter().zip(&weights) {
-        v.kick(u, direction * (limit * s));
+        ledger.kick(v, u, direction * (limit * s), t, KickKind::Dissipative);
     }
 }
 

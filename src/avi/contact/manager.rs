@@ -25,6 +25,7 @@ use crate::events::Clock;
 use crate::ids::{PairId, VertexId};
 use crate::kds::hash_grid::FixedHashMap;
 use crate::kds::SlabDirection;
+use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
@@ -47,6 +48,8 @@ pub struct ContactManager {
     pub(super) lengths: Vec<PairKind>,
     /// What is counted over the run (pairs made and removed, peaks, deepest layer, …).
     pub(super) counters: ContactCounters,
+    /// The energy friction takes out and scripted vertices put in through contact kicks.
+    pub(super) ledger: Ledger,
     /// The length constraints on each vertex: vertex `u`'s are
     /// `lengths_of_vertex[first_length[u]..first_length[u + 1]]` (both empty without inextensible
     /// bodies). Made at the start, they live the whole run.
@@ -86,6 +89,7 @@ impl ContactManager {
             lengths: Vec::new(),
             broad,
             counters: ContactCounters::default(),
+            ledger: Ledger::default(),
             lengths_of_vertex: Vec::new(),
             first_length: Vec::new(),
             reference_velocity: v.velocities().to_vec(),
@@ -297,6 +301,12 @@ impl ContactManager {
     /// The parts of the largest bookkeeping size recorded, bytes.
     pub fn peak_bookkeeping_parts(&self) -> BookkeepingBytes {
         self.counters.peak_bytes
+    }
+
+    /// The energy ledger of contact kicks so far: friction's dissipation (ACM §6.3) and the work
+    /// of scripted vertices against penalty layers ([`crate::ledger`]).
+    pub fn ledger(&self) -> Ledger {
+        self.ledger
     }
 
     /// The broad phase's hysteresis in use, m (the scene's `broad_phase_slack` or its default; 0
