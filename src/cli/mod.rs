@@ -11,6 +11,7 @@ pub mod plot;
 pub mod run;
 pub mod scenes;
 
+use avicontact::math::Compact;
 use avicontact::scene::{self, Scene};
 use std::process::ExitCode;
 
@@ -32,9 +33,10 @@ fn load(scene: &str) -> Result<Scene, ExitCode> {
 /// `--frame-rate`, when given, must be a finite number of frames per second > 0 (exit 2 otherwise).
 fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
     match frame_rate {
-        Some(f) if !(f.is_finite() && f > 0.0) => {
-            Err(bad_input(format!("--frame-rate: must be a finite number of frames per second > 0, got {f}")))
-        }
+        Some(f) if !(f.is_finite() && f > 0.0) => Err(bad_input(format!(
+            "--frame-rate: must be a finite number of frames per second > 0, got {}",
+            Compact(f)
+        ))),
         _ => Ok(()),
     }
 }
@@ -43,7 +45,7 @@ fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
 fn check_duration(duration: Option<f64>) -> Result<(), ExitCode> {
     match duration {
         Some(d) if !(d.is_finite() && d > 0.0) => {
-            Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}")))
+            Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {}", Compact(d))))
         }
         _ => Ok(()),
     }

@@ -4,6 +4,7 @@
 use super::{bad_input, check_duration, check_frame_rate, load};
 use avicontact::backend::BackendKind;
 use avicontact::error::SimulationError;
+use avicontact::math::Compact;
 use avicontact::output::{check_output_dir, write_summary, FrameWriter, Progress, RunStatus, Summary};
 use avicontact::Simulation;
 use std::path::Path;
@@ -53,14 +54,14 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
         return bad_input(format!("--out: {e}"));
     }
     let backend = options.backend.unwrap_or(s.backend);
-    let (name, duration) = (s.name.clone(), s.parameters.duration);
+    let (name, label, duration) = (s.name.clone(), s.label(), s.parameters.duration);
     if let Some(refusal) = s.refused_start(backend) {
         return bad_input(refusal.to_string());
     }
     // Build everything before touching the output directory: bad input writes nothing.
     let mut sim = match s.into_simulation(backend) {
         Ok(sim) => sim,
-        Err(e) => return bad_input(format!("{name}: {e}")),
+        Err(e) => return bad_input(format!("{label}: {e}")),
     };
     sim.backend_mut().set_audit(options.audit);
     sim.backend_mut().set_profile(options.profile);
@@ -89,7 +90,7 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
-            eprintln!("error: the run stopped at t = {} s: {e}", summary.simulated_time);
+            eprintln!("error: the run stopped at t = {} s: {e}", Compact(summary.simulated_time));
             ExitCode::from(1)
         }
         (Ok(()), Err(e)) => {
