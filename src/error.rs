@@ -2,7 +2,7 @@
 //! (`contact::failure`), never on an engine, so both backends can return a [`SimulationError`].
 //! File paths and line numbers are added only at the edges (`scene/`, `output/`, the CLI).
 
-use crate::math::Time;
+use crate::math::{Compact, Time};
 use std::fmt;
 
 /// The error type observers return; it stops the run and is reported to the caller.
@@ -94,22 +94,28 @@ impl fmt::Display for SimulationError {
         match self {
             SimulationError::BadPeriod { kind, stencil, period } => write!(
                 f,
-                "the {kind} potential on vertices {stencil:?} has clock period {period} s; periods must be finite and > 0 \
-                 (check its stiffness and the masses of its vertices, or set the period explicitly)"
+                "the {kind} potential on vertices {stencil:?} has clock period {} s; periods must be finite and > 0 \
+                 (check its stiffness and the masses of its vertices, or set the period explicitly)",
+                Compact(*period)
             ),
             SimulationError::BadParameter { name, message } => write!(f, "`{name}`: {message}"),
+            SimulationError::Diverged { time } if *time == 0.0 => write!(
+                f,
+                "the energy at t = 0 s is not finite: a value of the scene is too extreme for f64 (a huge velocity, \
+                 stiffness, density or gravity, or a tiny mass, whose products in the energy overflow); bring it \
+                 nearer to physical values"
+            ),
             SimulationError::Diverged { time } => write!(
                 f,
-                "the simulation diverged before t = {time} s (non-finite energy): a clock period is too long for its \
-                 potential; lower [simulation] safety_factor or the explicit periods"
+                "the simulation diverged before t = {} s (non-finite energy): a clock period is too long for its \
+                 potential (lower [simulation] safety_factor or the explicit periods), or a value of the scene is so \
+                 extreme that energies overflow f64 (a huge stiffness, density, velocity or gravity, or a tiny mass: \
+                 bring it nearer to physical values)",
+                Compact(*time)
             ),
             SimulationError::Contact(e) => write!(f, "contact: {e}"),
             SimulationError::Audit(e) => write!(f, "{e}"),
-            SimulationError::InitialContact(crate::contact::StartError { vertices, gap, thickness }) => write!(
-                f,
-                "contact: at t = 0 the pair on vertices {vertices:?} has gap {gap:.3e} m, below the contact thickness \
-                 η(1) = {thickness} m; move the bodies apart or lower [contact] thickness"
-            ),
+            SimulationError::InitialContact(e) => write!(f, "contact: {e}"),
             SimulationError::Queue(e) => write!(f, "event queue: {e}"),
             SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),
         }

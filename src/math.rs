@@ -60,7 +60,33 @@ impl Ord for Time {
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} s", self.0)
+        write!(f, "{} s", Compact(self.0))
+    }
+}
+
+/// A number as messages print it: plain decimals (`{}`, the shortest that reads back exactly)
+/// for magnitudes in [1e-4, 1e7) and for 0, NaN and ±∞; scientific notation (`{:e}`, also
+/// exact) outside, so `1e308` prints as `1e308`, not as 309 digits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compact(pub Real);
+
+impl Compact {
+    /// `x` rounded to `digits` significant digits (at least 1), for a derived value that a
+    /// message prints: `Compact::rounded(1.414213562373095e-200, 4)` prints `1.414e-200`.
+    pub fn rounded(x: Real, digits: usize) -> Compact {
+        let text = format!("{:.*e}", digits.max(1) - 1, x);
+        Compact(text.parse().unwrap_or(x))
+    }
+}
+
+impl fmt::Display for Compact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-4..1e7).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
     }
 }
 
@@ -75,5 +101,30 @@ mod tests {
         let b = Time::new(0.0).unwrap();
         assert!(a < b, "total_cmp orders -0 before +0");
         assert!(Time::new(1.0).unwrap() < Time::NEVER);
+    }
+
+    #[test]
+    fn compact_numbers_are_short_and_exact() {
+        let cases = [
+            (1e308, "1e308"),
+            (-1e308, "-1e308"),
+            (1e-200, "1e-200"),
+            (2.5e-7, "2.5e-7"),
+            (0.01, "0.01"),
+            (1e-4, "0.0001"),
+            (200.0, "200"),
+            (1234567.0, "1234567"),
+            (1e7, "1e7"),
+            (0.0, "0"),
+            (Real::NAN, "NaN"),
+            (Real::NEG_INFINITY, "-inf"),
+        ];
+        for (x, printed) in cases {
+            assert_eq!(Compact(x).to_string(), printed);
+        }
+        assert_eq!(Time::new(1e300).unwrap().to_string(), "1e300 s");
+        assert_eq!(Compact::rounded(1.414213562373095e-200, 4).to_string(), "1.414e-200");
+        assert_eq!(Compact::rounded(2.8722813232690143, 4).to_string(), "2.872");
+        assert_eq!(Compact::rounded(7.071067811865475e49, 4).to_string(), "7.071e49");
     }
 }

@@ -16,7 +16,7 @@ use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
 use crate::ledger::Ledger;
-use crate::math::{Real, Time, Vec3};
+use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
@@ -204,7 +204,7 @@ impl Simulation {
         if !t.is_finite() {
             return Err(SimulationError::BadParameter {
                 name: "advance_to",
-                message: format!("the target time must be a finite number of seconds, got {t}"),
+                message: format!("the target time must be a finite number of seconds, got {}", Compact(t)),
             });
         }
         let start = Instant::now();
@@ -226,7 +226,7 @@ fn check_duration(parameters: &SimulationParameters) -> Result<(), SimulationErr
     } else {
         Err(SimulationError::BadParameter {
             name: "duration",
-            message: format!("must be a finite number of seconds > 0, got {}", parameters.duration),
+            message: format!("must be a finite number of seconds > 0, got {}", Compact(parameters.duration)),
         })
     }
 }

@@ -46,8 +46,8 @@ fn scene_dir(text: &str, extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf)
 }
 
 /// Runs a bad scene and checks exit code 2, that stderr names the file and `needle`, and that no
-/// output directory was created.
-fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) {
+/// output directory was created. Returns stderr.
+fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) -> String {
     let (dir, path) = scene_dir(text, extra);
     let out = dir.path().join("out");
     let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
@@ -57,6 +57,7 @@ fn refuses(text: &str, extra: &[(&str, &str)], needle: &str) {
     assert!(stderr.contains(needle), "message names {needle:?}: {stderr}");
     assert!(!stderr.contains("panicked"), "no panic: {stderr}");
     assert!(!out.exists(), "nothing written for bad input");
+    stderr.into_owned()
 }
 
 #[test]
@@ -317,7 +318,7 @@ fn info_lists_bodies_and_periods() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(
-            "contact (AVI penalty layers): 0 candidate pairs at the start (hash grid, cell 0.4200 m, slack 2.100e-2 m"
+            "contact (AVI penalty layers): 0 pairs at the start (contact.csv's `pairs` at t = 0; hash grid, cell 0.4200 m, slack 2.100e-2 m"
         ) && text.contains("η(1) = 0.1 m"),
         "{text}"
     );
@@ -328,7 +329,7 @@ fn info_lists_bodies_and_periods() {
     let o = avicontact(&["info", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("(hash grid, cell 0.4200 m, slack 5.000e-3 m"), "{text}");
+    assert!(text.contains("; hash grid, cell 0.4200 m, slack 5.000e-3 m"), "{text}");
 }
 
 #[test]
@@ -708,6 +709,13 @@ fn initially_intersecting_contact_geometry_is_named() {
         "{stderr}"
     );
     assert!(stderr.contains("intersect"), "{stderr}");
+    // and the contact line says why it is missing instead of vanishing
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("contact (AVI penalty layers): not started, the AVI refuses this start:")
+            && stdout.contains("of \"ball\""),
+        "{stdout}"
+    );
     let out = dir.path().join("out");
     let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert_eq!(o.status.code(), Some(2));
@@ -828,6 +836,116 @@ fn law6_sync_contact_runs_are_byte_identical() {
     assert_eq!(runs[0], runs[1]);
 }
 
+/// `GOOD` with one more line after its `fixed` key.
+fn good_with(line: &str) -> String {
+    GOOD.replace("fixed = [20, 24]", &format!("fixed = [20, 24]\n{line}"))
+}
+
+#[test]
+fn a_huge_or_tiny_size_is_named_as_the_cause_not_a_degenerate_triangle() {
+    for (scale, cause) in [("1e-200", "underflows f64 to 0"), ("1e200", "overflow f64 to infinity")] {
+        let e = refuses(&good_with(&format!("transform = {{ scale = {scale} }}")), &[], "transform.scale");
+        assert!(e.contains(cause) && e.contains("between 1e-50 m and 1e50 m"), "{e}");
+        assert!(e.contains("give a scale between") && !e.contains("is degenerate"), "{e}");
+    }
+    // a mesh that is itself out of range names the mesh
+    let e = refuses(&GOOD.replace("size = [0.4, 0.4]", "size = [1e-60, 1e-60]"), &[], "\"sheet\".mesh:");
+    assert!(e.contains("underflows") && !e.contains("is degenerate"), "{e}");
+    // so far from the origin that round-off collapses the sheet
+    let e = refuses(&good_with("transform = { translate = [1e20, 0.0, 0.0] }"), &[], "transform.translate");
+    assert!(e.contains("round-off") && !e.contains("is degenerate"), "{e}");
+    let e = refuses(&good_with("transform = { translate = [0.0, 1e60, 0.0] }"), &[], "transform.translate");
+    assert!(e.contains("within ±1e50 m"), "{e}");
+    // the ends of the range load
+    for scale in ["1e-49", "1e49"] {
+        let (_dir, path) = scene_dir(&good_with(&format!("transform = {{ scale = {scale} }}")), &[]);
+        let o = avicontact(&["info", path.to_str().unwrap()]);
+        assert!(o.status.success(), "scale {scale}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn profitability_is_a_ratio_in_its_range_not_a_gap() {
+    let contact = |table: &str| format!("{GOOD}\n[contact]\n{table}\n");
+    for p in ["1e308", "2.5"] {
+        let e = refuses(&contact(&format!("profitability = {p}")), &[], "contact.profitability");
+        assert!(e.contains("must be in (1, 2]") && e.contains(&format!("got {p}")), "{e}");
+        assert!(!e.contains("thickness η(1) =") && !e.contains("move the bodies"), "{e}");
+    }
+    let (_dir, path) = scene_dir(&contact("profitability = 2.0"), &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A sheet 2 cm above a block on the synchronous backend with IPC, and `sync` keys.
+fn sync_contact(sync: &str) -> String {
+    format!(
+        "[simulation]\nduration = 0.05\nbackend = \"sync\"\n[contact]\n[sync]\n{sync}\n[[body]]\nname = \"sheet\"\n\
+         kind = \"shell\"\nmesh = {{ generator = \"grid\", size = [0.3, 0.3], resolution = [4, 4] }}\n\
+         transform = {{ translate = [0.0, 0.0, 0.02] }}\ndensity = 0.2\nstretching = 200.0\n[[body]]\n\
+         name = \"block\"\nkind = \"obstacle\"\nmesh = {{ generator = \"box\", size = [0.4, 0.4, 0.02] }}\n"
+    )
+}
+
+#[test]
+fn an_ipc_barrier_too_wide_or_too_stiff_is_named_not_called_an_intersection() {
+    let e = refuses(&sync_contact("barrier_distance = 1e300"), &[], "sync.barrier_distance");
+    assert!(e.contains("larger than the whole scene") && e.contains("d̂ = 1e300 m"), "{e}");
+    assert!(!e.contains("intersect"), "{e}");
+    // within the scene's size but with a stiffness whose barrier overflows: found by the
+    // backend, still named with the file (not the scene's name) and the keys
+    let e = refuses(&sync_contact("barrier_distance = 0.05\nbarrier_stiffness = 1e308"), &[], "sync.barrier_distance");
+    assert!(e.contains("overflows") && e.contains("κ = 1e308 N/m") && !e.contains("intersect"), "{e}");
+    assert!(e.starts_with("error: ") && e.contains("scene.toml: `sync.barrier_distance`"), "{e}");
+    // an info line prints d̂ compactly
+    let (_dir, path) = scene_dir(&sync_contact("barrier_distance = 0.05\nbarrier_stiffness = 1e300"), &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("IPC d̂ = 0.05 m, κ = 1e300 N/m"), "{stdout}");
+}
+
+#[test]
+fn huge_and_tiny_numbers_are_printed_compactly() {
+    let e = refuses(&GOOD.replace("stretching = 50.0", "stretching = -1e308"), &[], "stretching");
+    assert!(e.contains("got -1e308") && !e.contains("0000000000"), "{e}");
+    let e = refuses(&GOOD.replace("duration = 0.05", "duration = -1e-300"), &[], "duration");
+    assert!(e.contains("got -1e-300") && !e.contains("0000000000"), "{e}");
+    let e = refuses(&good_with("transform = { scale = -1e300 }"), &[], "transform.scale");
+    assert!(e.contains("got -1e300") && !e.contains("0000000000"), "{e}");
+}
+
+#[test]
+fn hostile_values_get_messages_that_name_their_cause() {
+    // a line too short for f64 is a size, not `end` equal to `start`
+    let chain = "[[body]]\nname = \"c\"\nkind = \"chain\"\nmass = 1.0\nspring_stiffness = [1.0]\n\
+                 mesh = { generator = \"line\", start = [0.0, 0.0, 0.0], end = [1e-200, 0.0, 0.0], segments = 4 }\n";
+    let e = refuses(chain, &[], "\"c\".mesh:");
+    assert!(e.contains("1e-200 m across") && !e.contains("must differ"), "{e}");
+    // a generator's sliver names the generator's keys, not a mesh to fix
+    let e = refuses(
+        &GOOD.replace(
+            r#"mesh = { generator = "grid", size = [0.4, 0.4], resolution = [5, 5] }"#,
+            r#"mesh = { generator = "cylinder", radius = 0.2, height = 1e-200 }"#,
+        ),
+        &[],
+        "degenerate",
+    );
+    assert!(e.contains("the generator's keys make slivers"), "{e}");
+    // an inextensible slack below f64's resolution of a length, not a gap below the thickness
+    let e = refuses(&format!("{}\n[contact]\n", good_with("inextensible = 1e-300")), &[], "inextensible");
+    assert!(e.contains("must be at least 1e-12") && !e.contains("move the bodies"), "{e}");
+    // a huge thickness is printed compactly
+    let e = refuses(&format!("{GOOD}\n[contact]\nthickness = 1e300\n"), &[], "contact.thickness");
+    assert!(e.contains("η(1) = 1e300 m") && !e.contains("0000000000"), "{e}");
+    // an energy that overflows at the start names the values, not the clock periods
+    let (dir, path) = scene_dir(&good_with("velocity = [1e308, 0.0, 0.0]"), &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the energy at t = 0 s is not finite") && !stderr.contains("clock period"), "{stderr}");
+}
+
 /// 27 particles in a box with contact, their speeds drawn up to `max_speed`; `extra` goes into
 /// `[contact]`.
 fn particles_in_a_box(max_speed: &str, extra: &str) -> String {
@@ -866,7 +984,7 @@ fn runs_that_cannot_finish_are_refused_with_their_estimate_before_anything_is_wr
     // a period of 1e-300 s
     refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 100.0\nperiod = 1e-300"), &[], "force clocks");
     // a frame rate that writes 1e306 files
-    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 1e308"), &[], "frames (1.000e308 frames/s");
+    refuses(&GOOD.replace("frame_rate = 100.0", "frame_rate = 1e308"), &[], "frames (1e308 frames/s");
     // info prints the estimate
     let (_dir, path) = scene_dir(&particles_in_a_box("1.0", ""), &[]);
     let o = avicontact(&["info", path.to_str().unwrap()]);

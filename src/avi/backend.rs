@@ -4,7 +4,7 @@ use super::engine::AviEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::error::SimulationError;
 use crate::ledger::Ledger;
-use crate::math::{Real, Time};
+use crate::math::{Compact, Real, Time};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
@@ -113,15 +113,15 @@ impl Backend for AviEngine {
                 ),
             };
             lines.push(format!(
-                "contact (AVI penalty layers): {} candidate pairs at the start ({broad}), η(1) = {} m, r(1) = {} N/m, \
+                "contact (AVI penalty layers): {} pairs at the start (contact.csv's `pairs` at t = 0; {broad}), η(1) = {} m, r(1) = {} N/m, \
                  layer safety {}, ε = {} m/s, restitution {}, friction {}",
                 contact.pair_count(),
-                c.layers.thickness,
-                c.layers.stiffness,
-                c.safety,
-                c.tolerance,
-                c.restitution,
-                c.friction
+                Compact(c.layers.thickness),
+                Compact(c.layers.stiffness),
+                Compact(c.safety),
+                Compact(c.tolerance),
+                Compact(c.restitution),
+                Compact(c.friction)
             ));
         }
         lines

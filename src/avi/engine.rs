@@ -7,7 +7,7 @@ use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::PairId;
 use crate::ids::{ForceId, VertexId};
 use crate::ledger::{KickKind, Ledger};
-use crate::math::{Real, Time, Vec3};
+use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::Potential;
@@ -118,13 +118,13 @@ impl AviEngine {
         if !(safety > 0.0 && safety <= 1.0) {
             return Err(SimulationError::BadParameter {
                 name: "safety_factor",
-                message: format!("must be in (0, 1], got {safety}"),
+                message: format!("must be in (0, 1], got {}", Compact(safety)),
             });
         }
         if !(frame_rate.is_finite() && frame_rate > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "frame_rate",
-                message: format!("must be a finite number > 0, got {frame_rate}"),
+                message: format!("must be a finite number > 0, got {}", Compact(frame_rate)),
             });
         }
         let frame_period = 1.0 / frame_rate;

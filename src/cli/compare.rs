@@ -52,10 +52,10 @@ pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, 
         if let Some(d) = duration {
             s.parameters.duration = d;
         }
-        let total_duration = s.parameters.duration;
+        let (total_duration, scene_label) = (s.parameters.duration, s.label());
         let mut sim = match choice.simulation(s) {
             Ok(sim) => sim,
-            Err(e) => return bad_input(format!("{scene}: {e}")),
+            Err(e) => return bad_input(format!("{scene_label}: {e}")),
         };
         let dir = out.join(label.replace(':', "-"));
         if let Err(code) = check_workload(scene, &sim, &dir, insist) {
@@ -84,7 +84,7 @@ fn run_one(
     let result = sim.run(&mut (&mut writer, (&mut energies, &mut progress)));
     progress.finish();
     if let Err(e) = result {
-        eprintln!("error: run `{label}` stopped at t = {} s: {e}", sim.now().seconds());
+        eprintln!("error: run `{label}` stopped at t = {}: {e}", sim.now());
         return Err(ExitCode::from(1));
     }
     let e0 = energies.0.first().copied().unwrap_or(0.0);

@@ -3,6 +3,8 @@
 
 use super::{bad_input, load};
 use avicontact::backend::BackendKind;
+use avicontact::error::SimulationError;
+use avicontact::math::Compact;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -12,22 +14,40 @@ pub fn info(scene: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    // info describes the AVI's clocks; describe the scene even from a start the AVI refuses
-    if let Some(refusal) = s.refused_start(BackendKind::Avi).map(|e| e.to_string()) {
-        eprintln!("warning: {refusal}; the AVI backend refuses to run from this start");
+    // info describes the AVI's clocks; describe the scene even from a start the AVI refuses, and
+    // say on the contact line why it does
+    let mut refusal = s.refused_start(BackendKind::Avi).map(|e| e.to_string());
+    if let Some(why) = &refusal {
+        eprintln!("warning: {why}; the AVI backend refuses to run from this start");
         s.parameters.contact = None;
     }
-    let (name, params, backend) = (s.name.clone(), s.parameters.clone(), s.backend_description());
+    let (name, label, params, backend) = (s.name.clone(), s.label(), s.parameters.clone(), s.backend_description());
     let sim = match s.into_simulation(BackendKind::Avi) {
         Ok(sim) => sim,
-        Err(e) => return bad_input(format!("{name}: {e}")),
+        // contact that cannot be certified at t = 0: the rest of the scene without it
+        Err(SimulationError::InitialContact(e)) => {
+            let why = format!("{label}: {}", SimulationError::InitialContact(e));
+            eprintln!("warning: {why}; the AVI backend refuses to run from this start");
+            // loaded again (a scene is not Clone), its warnings already printed
+            let mut s = match avicontact::scene::load(scene) {
+                Ok(s) => s,
+                Err(e) => return bad_input(e),
+            };
+            s.parameters.contact = None;
+            refusal = Some(why);
+            match s.into_simulation(BackendKind::Avi) {
+                Ok(sim) => sim,
+                Err(e) => return bad_input(format!("{label}: {e}")),
+            }
+        }
+        Err(e) => return bad_input(format!("{label}: {e}")),
     };
     println!(
         "scene {name}: duration {} s, {} frames/s, gravity {:?} m/s², safety factor {}, {}",
-        params.duration,
-        params.frame_rate,
+        Compact(params.duration),
+        Compact(params.frame_rate),
         params.gravity.as_slice(),
-        params.safety_factor,
+        Compact(params.safety_factor),
         match params.period_ladder.rungs() {
             0 => "exact stable periods".to_string(),
             r => format!("stable periods rounded down to {r} rungs per octave"),
@@ -59,6 +79,9 @@ pub fn info(scene: &str) -> ExitCode {
     }
     for line in sim.backend().describe() {
         println!("{line}");
+    }
+    if let Some(why) = refusal {
+        println!("contact (AVI penalty layers): not started, the AVI refuses this start: {why}");
     }
     println!("{} (AVI)", sim.workload().describe());
     println!("backend: {backend}");

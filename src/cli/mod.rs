@@ -11,6 +11,7 @@ pub mod plot;
 pub mod run;
 pub mod scenes;
 
+use avicontact::math::Compact;
 use avicontact::output::free_bytes;
 use avicontact::scene::{self, Scene};
 use avicontact::Simulation;
@@ -45,9 +46,10 @@ fn check_workload(scene: &str, sim: &Simulation, out: &Path, insist: bool) -> Re
 /// `--frame-rate`, when given, must be a finite number of frames per second > 0 (exit 2 otherwise).
 fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
     match frame_rate {
-        Some(f) if !(f.is_finite() && f > 0.0) => {
-            Err(bad_input(format!("--frame-rate: must be a finite number of frames per second > 0, got {f}")))
-        }
+        Some(f) if !(f.is_finite() && f > 0.0) => Err(bad_input(format!(
+            "--frame-rate: must be a finite number of frames per second > 0, got {}",
+            Compact(f)
+        ))),
         _ => Ok(()),
     }
 }
@@ -56,7 +58,7 @@ fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
 fn check_duration(duration: Option<f64>) -> Result<(), ExitCode> {
     match duration {
         Some(d) if !(d.is_finite() && d > 0.0) => {
-            Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {d}")))
+            Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {}", Compact(d))))
         }
         _ => Ok(()),
     }

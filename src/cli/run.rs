@@ -4,6 +4,7 @@
 use super::{bad_input, check_duration, check_frame_rate, check_workload, load};
 use avicontact::backend::BackendKind;
 use avicontact::error::SimulationError;
+use avicontact::math::Compact;
 use avicontact::output::{check_output_dir, write_summary, FrameWriter, Progress, RunStatus, Summary};
 use avicontact::Simulation;
 use std::path::Path;
@@ -55,14 +56,14 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
         return bad_input(format!("--out: {e}"));
     }
     let backend = options.backend.unwrap_or(s.backend);
-    let (name, duration) = (s.name.clone(), s.parameters.duration);
+    let (name, label, duration) = (s.name.clone(), s.label(), s.parameters.duration);
     if let Some(refusal) = s.refused_start(backend) {
         return bad_input(refusal.to_string());
     }
     // Build everything before touching the output directory: bad input writes nothing.
     let mut sim = match s.into_simulation(backend) {
         Ok(sim) => sim,
-        Err(e) => return bad_input(format!("{name}: {e}")),
+        Err(e) => return bad_input(format!("{label}: {e}")),
     };
     if let Err(code) = check_workload(options.scene, &sim, options.out, options.insist) {
         return code;
@@ -94,7 +95,7 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
-            eprintln!("error: the run stopped at t = {} s: {e}", summary.simulated_time);
+            eprintln!("error: the run stopped at t = {} s: {e}", Compact(summary.simulated_time));
             ExitCode::from(1)
         }
         (Ok(()), Err(e)) => {

@@ -3,7 +3,7 @@
 
 use super::ZenoError;
 use crate::ids::PairId;
-use crate::math::Real;
+use crate::math::{Compact, Real};
 use std::fmt;
 
 /// A contact pair got inside its zero-distance limit: the guarantee was broken (a bug, or a
@@ -24,7 +24,9 @@ impl fmt::Display for Penetration {
             f,
             "contact pair on vertices {:?} reached gap {:.3e} m at t = {} s: the primitives touch, which the penalty \
              layers must prevent; scripted obstacles may be driving a body through another (slow them down)",
-            self.vertices, self.gap, self.time
+            self.vertices,
+            self.gap,
+            Compact(self.time)
         )
     }
 }
@@ -91,13 +93,16 @@ pub struct AuditFailure {
 impl fmt::Display for AuditFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.pair {
-            Some(pair) => write!(f, "audit at t = {} s: contact pair {}: {}", self.time, pair.index(), self.what),
-            None => write!(f, "audit at t = {} s: {}", self.time, self.what),
+            Some(pair) => {
+                write!(f, "audit at t = {} s: contact pair {}: {}", Compact(self.time), pair.index(), self.what)
+            }
+            None => write!(f, "audit at t = {} s: {}", Compact(self.time), self.what),
         }
     }
 }
 
-/// A contact pair closer than η(1) at t = 0.
+/// A contact pair that cannot start: closer than η(1) at t = 0, or (`cause`) farther but
+/// impossible to certify.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartError {
     /// The pair's vertices (global indices), low side first.
@@ -106,4 +111,27 @@ pub struct StartError {
     pub gap: Real,
     /// η(1), m.
     pub thickness: Real,
+    /// Why a pair that starts farther apart than η(1) could not be certified at t = 0 (`None`
+    /// when the gap is the reason).
+    pub cause: Option<ContactError>,
 }
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (vertices, gap, thickness) = (&self.vertices, self.gap, Compact(self.thickness));
+        match &self.cause {
+            None => write!(
+                f,
+                "at t = 0 the pair on vertices {vertices:?} has gap {gap:.3e} m, below the contact thickness \
+                 η(1) = {thickness} m; move the bodies apart or lower [contact] thickness"
+            ),
+            Some(cause) => write!(
+                f,
+                "at t = 0 the pair on vertices {vertices:?} (gap {gap:.3e} m, above the contact thickness η(1) = \
+                 {thickness} m) cannot be certified: {cause}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}

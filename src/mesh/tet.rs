@@ -5,7 +5,7 @@
 //! (`tetgen -pq mesh.poly`), and meshio converts from Gmsh, fTetWild, VTK and others
 //! (`meshio convert in.msh out.node`), or any script can write the two short tables.
 
-use crate::math::{Real, Vec3};
+use crate::math::{Compact, Real, Vec3};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -125,7 +125,10 @@ pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super:
 pub fn ball_tets(radius: Real, resolution: u32) -> Result<TetMesh, super::GeneratorError> {
     use super::GeneratorError;
     if !(radius.is_finite() && radius > 0.0) {
-        return Err(GeneratorError { key: "radius", message: format!("must be a finite number > 0, got {radius}") });
+        return Err(GeneratorError {
+            key: "radius",
+            message: format!("must be a finite number > 0, got {}", Compact(radius)),
+        });
     }
     let mut mesh = box_tets([2.0 * radius; 3], [resolution; 3])?;
     for p in &mut mesh.positions {

@@ -235,6 +235,7 @@ fn draw_chart<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let x = range(time.iter().chain(curves.iter().filter_map(|c| c.time.as_ref()).flatten()).copied(), 0.0, 0.0);
     let y = range(curves.iter().flat_map(|c| c.values.iter().copied()), 0.05, 0.3);
+    let (x_span, y_span) = (x.end - x.start, y.end - y.start);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 22))
         .margin(12)
@@ -247,8 +248,8 @@ fn draw_chart<DB: DrawingBackend>(
         .y_desc(y_desc)
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
-        .y_label_formatter(&|v| tick_label(*v))
-        .x_label_formatter(&|v| tick_label(*v))
+        .y_label_formatter(&|v| tick_label(*v, y_span))
+        .x_label_formatter(&|v| tick_label(*v, x_span))
         .draw()?;
     for c in curves {
         let points = c.time.as_deref().unwrap_or(time).iter().copied().zip(c.values.iter().copied());
@@ -270,8 +271,11 @@ fn draw_chart<DB: DrawingBackend>(
         .draw()
 }
 
-/// Short tick labels: plain decimals for ordinary magnitudes, scientific notation otherwise.
-fn tick_label(v: f64) -> String {
+/// Short tick labels: plain decimals for ordinary magnitudes, scientific notation otherwise. A
+/// tick within 1e-9 of the axis's `span` of zero is zero: the tick positions are sums of steps,
+/// and their round-off (a zero tick at -2.78e-17 on an axis from -0.1 to 0.1) is no value.
+fn tick_label(v: f64, span: f64) -> String {
+    let v = if v.abs() <= 1e-9 * span.abs() { 0.0 } else { v };
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
         format!("{v:.2e}")
@@ -465,6 +469,18 @@ mod tests {
         }
         let svg = std::fs::read_to_string(dir.path().join("momentum.svg")).unwrap();
         assert!(svg.contains("angular momentum [kg·m²/s]"));
+    }
+
+    #[test]
+    fn round_off_ticks_are_labelled_zero() {
+        // the zero tick of an axis from -0.1 to 0.1, as the sum of steps puts it
+        assert_eq!(tick_label(-2.7755575615628914e-17, 0.2), "0");
+        assert_eq!(tick_label(2.0e-12, 1.0), "0");
+        assert_eq!(tick_label(-0.0, 1.0), "0");
+        // a small value on an axis of small values is a value
+        assert_eq!(tick_label(-2.78e-17, 1e-16), "-2.78e-17");
+        assert_eq!(tick_label(0.05, 0.2), "0.05");
+        assert_eq!(tick_label(2.5e6, 1e7), "2.50e6");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant};
 use crate::contact::LayerSchedule;
 use crate::events::PeriodLadder;
 use crate::ids::VertexId;
-use crate::math::{Real, Vec3};
+use crate::math::{Compact, Real, Vec3};
 use crate::model::Model;
 use crate::simulation::SimulationParameters;
 use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SyncParameters};
@@ -71,6 +71,23 @@ pub(super) fn build(
             ));
         }
     }
+    if let (Some(_), Some(d)) = (&raw.contact, raw.sync.as_ref().and_then(|s| s.barrier_distance)) {
+        let across = scene_size(&model);
+        if d > across {
+            return Err(ctx.err(
+                "sync.barrier_distance",
+                format!(
+                    "d̂ = {} m is larger than the whole scene ({} m across); it is the distance below which a pair \
+                     feels the IPC barrier, so every pair would feel it from the start (and its energy, about \
+                     κ·d̂²·ln(d̂/d), overflows for huge d̂); give a small distance, below the gaps between the \
+                     bodies (default {} m)",
+                    Compact(d),
+                    Compact::rounded(across, 4),
+                    IpcParameters::default().activation
+                ),
+            ));
+        }
+    }
     let contact_violation = raw.contact.as_ref().and_then(|c| {
         let thickness = c.thickness.unwrap_or(0.01);
         // No guarantee can hold from a start inside the layers (or intersecting): the AVI
@@ -79,11 +96,12 @@ pub(super) fn build(
         let v = crate::contact::closest_violation(&model, thickness)?;
         let what = if v.gap <= 0.0 { "intersect" } else { "are closer than the contact thickness" };
         let message = format!(
-            "at t = 0, {} and {} {what} (gap {:.3e} m, thickness η(1) = {thickness} m); move the bodies apart or \
+            "at t = 0, {} and {} {what} (gap {:.3e} m, thickness η(1) = {} m); move the bodies apart or \
              lower [contact] thickness",
             describe(&model, &v.a),
             describe(&model, &v.b),
-            v.gap
+            v.gap,
+            Compact(thickness)
         );
         Some(SceneError { file: file.to_string(), place: Some("contact.thickness".into()), message })
     });
@@ -99,6 +117,18 @@ pub(super) fn build(
     Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings, contact_violation })
 }
 
+/// The diagonal of the box around every vertex of `model`, m.
+fn scene_size(model: &Model) -> Real {
+    let mut lo = Vec3::repeat(Real::INFINITY);
+    let mut hi = Vec3::repeat(Real::NEG_INFINITY);
+    for i in 0..model.vertices.len() {
+        let x = model.vertices.position(VertexId(i as u32));
+        lo = lo.inf(&x);
+        hi = hi.sup(&x);
+    }
+    (hi - lo).norm()
+}
+
 /// What `[simulation]` gives the bodies, checked.
 struct Simulation {
     period_ladder: PeriodLadder,
@@ -109,18 +139,21 @@ struct Simulation {
 
 fn check_simulation(ctx: &Ctx, sim: &schema::SimulationSection) -> Result<Simulation, SceneError> {
     if !(sim.duration.is_finite() && sim.duration > 0.0) {
-        return Err(
-            ctx.err("simulation.duration", format!("must be a finite number of seconds > 0, got {}", sim.duration))
-        );
+        return Err(ctx.err(
+            "simulation.duration",
+            format!("must be a finite number of seconds > 0, got {}", Compact(sim.duration)),
+        ));
     }
     if !(sim.frame_rate.is_finite() && sim.frame_rate > 0.0) {
         return Err(ctx.err(
             "simulation.frame_rate",
-            format!("must be a finite number of frames per second > 0, got {}", sim.frame_rate),
+            format!("must be a finite number of frames per second > 0, got {}", Compact(sim.frame_rate)),
         ));
     }
     if !(sim.safety_factor > 0.0 && sim.safety_factor <= 1.0) {
-        return Err(ctx.err("simulation.safety_factor", format!("must be in (0, 1], got {}", sim.safety_factor)));
+        return Err(
+            ctx.err("simulation.safety_factor", format!("must be in (0, 1], got {}", Compact(sim.safety_factor)))
+        );
     }
     let Some(period_ladder) = PeriodLadder::with_rungs(sim.period_rungs) else {
         return Err(ctx.err(
@@ -137,7 +170,11 @@ fn check_simulation(ctx: &Ctx, sim: &schema::SimulationSection) -> Result<Simula
     let common_period = match sim.period {
         None => None,
         Some(h) if h.is_finite() && h > 0.0 => Some(h),
-        Some(h) => return Err(ctx.err("simulation.period", format!("must be a finite period in seconds > 0, got {h}"))),
+        Some(h) => {
+            return Err(
+                ctx.err("simulation.period", format!("must be a finite period in seconds > 0, got {}", Compact(h)))
+            )
+        }
     };
     Ok(Simulation { period_ladder, gravity, common_period })
 }
@@ -188,7 +225,9 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
             let ground = match t.ground {
                 None => 0.0,
                 Some(g) if g.is_finite() => g,
-                Some(g) => return Err(ctx.err("sync.energy_target.ground", format!("must be finite, got {g}"))),
+                Some(g) => {
+                    return Err(ctx.err("sync.energy_target.ground", format!("must be finite, got {}", Compact(g))))
+                }
             };
             match t.decay_half_life {
                 None => EnergyTarget::Conserve,
@@ -232,7 +271,7 @@ fn check_contact(ctx: &Ctx, c: &schema::ContactSection) -> Result<(), SceneError
     ctx.positive("contact", "stiffness", c.stiffness.or(Some(1000.0)), "r(1) is the outermost layer's stiffness")?;
     if let Some(e) = c.restitution {
         if !(0.0..=1.0).contains(&e) {
-            return Err(ctx.err("contact.restitution", format!("must be in [0, 1], got {e}")));
+            return Err(ctx.err("contact.restitution", format!("must be in [0, 1], got {}", Compact(e))));
         }
     }
     ctx.non_negative("contact", "friction", c.friction, "the Coulomb coefficient μ is ≥ 0")?;
@@ -283,7 +322,7 @@ fn contact_settings(ctx: &Ctx, c: &schema::ContactSection) -> Result<ContactSett
             Some(f) => {
                 return Err(ctx.err(
                     "contact.safety_factor",
-                    format!("must be in (0, 1], got {f}; layer l ticks every safety_factor · 2/√(r(l)·Σ1/m), and a bounce needs many ticks (default {})", ContactSettings::DEFAULT_SAFETY),
+                    format!("must be in (0, 1], got {}; layer l ticks every safety_factor · 2/√(r(l)·Σ1/m), and a bounce needs many ticks (default {})", ContactSettings::DEFAULT_SAFETY, Compact(f)),
                 ))
             }
         },
@@ -293,11 +332,18 @@ fn contact_settings(ctx: &Ctx, c: &schema::ContactSection) -> Result<ContactSett
         },
         profitability: match c.profitability {
             None => 1.1,
-            Some(p) if p.is_finite() && p > 1.0 => p,
+            Some(p) if p > 1.0 && p <= ContactSettings::MAX_PROFITABILITY => p,
             Some(p) => {
                 return Err(ctx.err(
                     "contact.profitability",
-                    format!("must be a finite number > 1, got {p}; a slab for layer l is built only when the gap exceeds this factor times η(l) (ACM §5.1 uses 1.1)"),
+                    format!(
+                        "must be in (1, {}], got {}; it is a ratio, not a distance: a slab for layer l is built only \
+                         when the gap exceeds this factor times η(l), otherwise layer l is switched on, so a pair \
+                         starts with up to profitability⁴ layers and the broad phase reaches profitability·η(1) \
+                         (ACM §5.1 uses 1.1, the default)",
+                        ContactSettings::MAX_PROFITABILITY,
+                        Compact(p)
+                    ),
                 ))
             }
         },

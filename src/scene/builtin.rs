@@ -51,6 +51,7 @@ mod tests {
             let scene = crate::scene::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(scene.contact_violation.is_none(), "{name}: {:?}", scene.contact_violation);
             assert!(!scene.model.bodies.is_empty(), "{name}");
+            assert_eq!(scene.label(), format!("built-in scene {name}"), "messages name a built-in scene so");
             let summary = builtin_summary(name).unwrap();
             assert!(
                 summary.len() > 20 && summary.len() < 400,

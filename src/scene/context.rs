@@ -3,7 +3,7 @@
 
 use super::SceneError;
 use crate::force::PeriodChoice;
-use crate::math::{Real, Vec3};
+use crate::math::{Compact, Real, Vec3};
 
 /// Error context: the file being built, for messages located by key path.
 pub(super) struct Ctx<'a> {
@@ -33,7 +33,10 @@ impl Ctx<'_> {
     pub fn positive(&self, place: &str, key: &str, value: Option<f64>, what: &str) -> Result<Real, SceneError> {
         match value {
             Some(v) if v.is_finite() && v > 0.0 => Ok(v),
-            Some(v) => Err(self.err(format!("{place}.{key}"), format!("must be a finite number > 0, got {v}; {what}"))),
+            Some(v) => {
+                Err(self
+                    .err(format!("{place}.{key}"), format!("must be a finite number > 0, got {}; {what}", Compact(v))))
+            }
             None => Err(self.err(place.to_string(), format!("`{key}` is required; {what}"))),
         }
     }
@@ -43,7 +46,10 @@ impl Ctx<'_> {
         match value {
             None => Ok(0.0),
             Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
-            Some(v) => Err(self.err(format!("{place}.{key}"), format!("must be a finite number ≥ 0, got {v}; {what}"))),
+            Some(v) => {
+                Err(self
+                    .err(format!("{place}.{key}"), format!("must be a finite number ≥ 0, got {}; {what}", Compact(v))))
+            }
         }
     }
 
@@ -59,9 +65,8 @@ impl Ctx<'_> {
         match value.or(common) {
             None => Ok(PeriodChoice::Stable),
             Some(h) if h.is_finite() && h > 0.0 => Ok(PeriodChoice::Fixed(h)),
-            Some(h) => {
-                Err(self.err(format!("{place}.{key}"), format!("must be a finite period in seconds > 0, got {h}")))
-            }
+            Some(h) => Err(self
+                .err(format!("{place}.{key}"), format!("must be a finite period in seconds > 0, got {}", Compact(h)))),
         }
     }
 }

@@ -52,6 +52,17 @@ pub struct Scene {
     pub contact_violation: Option<SceneError>,
 }
 
+impl Scene {
+    /// The scene as every message names it: the file's path, or `built-in scene NAME` (the
+    /// `file` of its [`SceneError`]s).
+    pub fn label(&self) -> String {
+        match &self.path {
+            Some(path) => path.display().to_string(),
+            None => format!("built-in scene {}", self.name),
+        }
+    }
+}
+
 /// A scene that cannot be used, with where and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SceneError {

@@ -5,6 +5,7 @@
 use super::{Scene, SceneError};
 use crate::backend::BackendKind;
 use crate::error::SimulationError;
+use crate::math::Compact;
 use crate::simulation::Simulation;
 use crate::sync::IntegratorKind;
 
@@ -37,11 +38,13 @@ impl Scene {
                 "{} ({:?}, h = {} s, Newton tolerance {} m/s{})",
                 BackendKind::Sync.name(),
                 self.sync.integrator,
-                self.sync.timestep,
-                self.sync.newton.tolerance,
-                self.sync
-                    .contact
-                    .map_or(String::new(), |c| format!(", IPC d̂ = {} m, κ = {} N/m", c.activation, c.stiffness))
+                Compact(self.sync.timestep),
+                Compact(self.sync.newton.tolerance),
+                self.sync.contact.map_or(String::new(), |c| format!(
+                    ", IPC d̂ = {} m, κ = {} N/m",
+                    Compact(c.activation),
+                    Compact(c.stiffness)
+                ))
             ),
         }
     }

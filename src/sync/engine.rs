@@ -11,7 +11,7 @@ use crate::error::SimulationError;
 use crate::force::ForceSpec;
 use crate::ids::VertexId;
 use crate::ledger::Ledger;
-use crate::math::{Real, Time, Vec3};
+use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::{assemble_gradient, Potential};
@@ -173,13 +173,13 @@ impl SyncEngine {
         if !(h.is_finite() && h > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "sync.timestep",
-                message: format!("must be a finite number of seconds > 0, got {h}"),
+                message: format!("must be a finite number of seconds > 0, got {}", Compact(h)),
             });
         }
         if !(frame_rate.is_finite() && frame_rate > 0.0) {
             return Err(SimulationError::BadParameter {
                 name: "frame_rate",
-                message: format!("must be a finite number > 0, got {frame_rate}"),
+                message: format!("must be a finite number > 0, got {}", Compact(frame_rate)),
             });
         }
         let n = model.vertices.len();
@@ -198,22 +198,44 @@ impl SyncEngine {
             if !(activation.is_finite() && activation > 0.0 && stiffness.is_finite() && stiffness > 0.0) {
                 return Err(SimulationError::BadParameter {
                     name: "sync.barrier_distance",
-                    message: format!("IPC needs d̂ > 0 and κ > 0, got d̂ = {activation}, κ = {stiffness}"),
+                    message: format!(
+                        "IPC needs d̂ > 0 and κ > 0, got d̂ = {}, κ = {}",
+                        Compact(activation),
+                        Compact(stiffness)
+                    ),
                 });
             }
             let x0: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
             let mut local = Vec::new();
-            for b in c.active_barriers(&x0) {
+            for b in c.active_barrier_pairs(&x0) {
                 crate::potential::gather(b.stencil(), &x0, &mut local);
-                if !b.energy(&local).is_finite() {
-                    return Err(SimulationError::BadParameter {
+                if b.energy(&local).is_finite() {
+                    continue;
+                }
+                let vertices: Vec<u32> = b.stencil().iter().map(|v| v.0).collect();
+                let distance = b.distance_squared(&local).sqrt();
+                return Err(if distance > 0.0 {
+                    SimulationError::BadParameter {
+                        name: "sync.barrier_distance",
+                        message: format!(
+                            "the IPC barrier of the pair on vertices {vertices:?}, {} m apart at the start, has no \
+                             finite energy with d̂ = {} m and κ = {} N/m: its energy, about κ·d̂²·ln(d̂/d), \
+                             overflows; lower sync.barrier_distance (a small distance, below the gaps between the \
+                             bodies) or sync.barrier_stiffness",
+                            Compact::rounded(distance, 4),
+                            Compact(activation),
+                            Compact(stiffness)
+                        ),
+                    }
+                } else {
+                    SimulationError::BadParameter {
                         name: "contact",
                         message: format!(
-                            "the initial state intersects (vertices {:?} touch); IPC needs an intersection-free start",
-                            b.stencil().iter().map(|v| v.0).collect::<Vec<_>>()
+                            "the initial state intersects (vertices {vertices:?} touch); IPC needs an \
+                             intersection-free start"
                         ),
-                    });
-                }
+                    }
+                });
             }
         }
         Ok(SyncEngine {

@@ -138,7 +138,7 @@ impl IpcContact {
     }
 
     /// [`active_barriers`](Self::active_barriers), as concrete barriers.
-    fn active_barrier_pairs(&self, x: &[Vec3]) -> Vec<IpcBarrier> {
+    pub(crate) fn active_barrier_pairs(&self, x: &[Vec3]) -> Vec<IpcBarrier> {
         let IpcParameters { activation, stiffness, .. } = self.parameters;
         let kappa = stiffness / (activation * activation);
         self.candidates(x, None, activation)

@@ -395,8 +395,12 @@ impl ContactManager {
             let gap = kind.measure(&self.scratch).gap;
             // above η(1), certifying builds a slab or (within the profitability margin) switches on
             // layer 1; it fails only if that layer's period is below the clock's resolution
-            if gap <= thickness || self.certify(k, Time::ZERO, model, &mut out).is_err() {
-                return Err(StartError { vertices: kind.vertices().iter().map(|u| u.0).collect(), gap, thickness });
+            let vertices = || kind.vertices().iter().map(|u| u.0).collect();
+            if gap <= thickness {
+                return Err(StartError { vertices: vertices(), gap, thickness, cause: None });
+            }
+            if let Err(cause) = self.certify(k, Time::ZERO, model, &mut out) {
+                return Err(StartError { vertices: vertices(), gap, thickness, cause: Some(cause) });
             }
         }
         let tube = tubes_at(model, &self.reference_velocity, self.settings.tolerance, 0.0);

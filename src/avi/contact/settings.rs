@@ -65,6 +65,12 @@ impl ContactSettings {
     /// ε = 0.2 runs 150× faster than ε = 0 for the same trajectory (law 5).
     pub const DEFAULT_TOLERANCE: Real = 0.1;
 
+    /// The largest `profitability` a scene may give. A pair whose gap lies between η(l) and
+    /// profitability·η(l) switches layer l on instead of building a slab, so a pair may start
+    /// with up to profitability⁴ layers (η(l) = η₁·l^(−1/4)), and the broad phase's reach grows
+    /// with it; law 5 is tested from 1.1 to 2.
+    pub const MAX_PROFITABILITY: Real = 2.0;
+
     /// The reach, m: the gap below which two primitives must hold a pair, profitability·η(1).
     /// A pair is made no closer than this, so above η(1): it starts with a slab of thickness η(1)
     /// (or, within round-off of the reach, its first layer). Twice this, as before 2026-11-23,

@@ -92,7 +92,7 @@ impl BodySpec for ChainBody {
             Some(MeshSpec::Generator(Generator::Line { start, end, segments })) => {
                 let (s, e) = (ctx.finite_vec(place, "mesh.start", *start)?, ctx.finite_vec(place, "mesh.end", *end)?);
                 let line = mesh::line(s, e, *segments).map_err(|e| ctx.err(format!("{place}.mesh"), e.to_string()))?;
-                transform_points(ctx, place, &self.transform, line)?
+                transform_points(ctx, place, "mesh", &self.transform, line)?
             }
             _ => {
                 return Err(ctx.err(

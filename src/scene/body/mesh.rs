@@ -1,7 +1,7 @@
 //! A body's surface mesh (generators and OBJ files, for shells and obstacles) and the placement
 //! every kind applies to its points (`transform`).
 
-use crate::math::{Real, Vec3};
+use crate::math::{Compact, Real, Vec3};
 use crate::mesh::{self, TriMesh};
 use crate::scene::context::Ctx;
 use crate::scene::schema::{BoxResolution, Generator, MeshSpec, Transform};
@@ -57,38 +57,150 @@ pub(super) fn load_mesh(
             }
         },
     };
-    m.positions = transform_points(ctx, place, transform, std::mem::take(&mut m.positions))?;
+    m.positions = transform_points(ctx, place, "mesh", transform, std::mem::take(&mut m.positions))?;
     if let Some(t) = m.triangles.iter().position(|t| t.iter().any(|&i| i as usize >= m.positions.len())) {
         return Err(ctx.err(&key, format!("triangle {t} refers to a vertex that does not exist")));
     }
     if let Some(t) = m.find_degenerate_triangle(DEGENERATE_TOLERANCE) {
-        return Err(ctx.err(
-            &key,
-            format!("triangle {t} {:?} is degenerate (zero or near-zero area); fix the mesh", m.triangles[t]),
-        ));
+        let fix = match spec {
+            Some(MeshSpec::Generator(_)) => {
+                "the generator's keys make slivers: one of its lengths or angles is far smaller than the others \
+                 (an area at most 1e-10 of the longest edge squared); make it larger"
+            }
+            _ => "fix the mesh",
+        };
+        return Err(
+            ctx.err(&key, format!("triangle {t} {:?} is degenerate (zero or near-zero area); {fix}", m.triangles[t]))
+        );
     }
     Ok(m)
 }
 
-/// Places `points`: scale, then rotate about x, y and z (degrees), then translate.
+/// The sizes a body may have, m (its size: the largest distance of a point from its first
+/// point). Lengths multiply in the potentials: a triangle's area is size², the cross product
+/// behind it size⁴, a tetrahedron's volume size³; between 1e-50 and 1e50 m all of these are
+/// normal f64 numbers. Outside, areas underflow to 0 or overflow to ∞ and a sound mesh would
+/// be refused as degenerate.
+pub(super) const SIZE_RANGE: (Real, Real) = (1e-50, 1e50);
+
+/// The largest distance of a point of `points` from the first one (0 for fewer than two; ∞
+/// when a difference of coordinates overflows): invariant under rotation and translation, and multiplied by
+/// `scale`.
+fn size(points: &[Vec3]) -> Real {
+    let Some(first) = points.first() else { return 0.0 };
+    let distance = |p: &Vec3| {
+        // scaled by the largest component, so that squaring neither underflows nor overflows
+        let d = p - first;
+        let m = d.amax();
+        if m > 0.0 && m.is_finite() {
+            m * (d / m).norm()
+        } else if m == 0.0 {
+            0.0
+        } else {
+            Real::INFINITY
+        }
+    };
+    points.iter().map(distance).fold(0.0, Real::max)
+}
+
+/// Places `points` (given by the key `source`: `mesh` or `positions`): scale, then rotate about
+/// x, y and z (degrees), then translate. Refuses a placement that leaves the body outside
+/// [`SIZE_RANGE`] (naming `transform.scale`, or `source` when the points themselves are out of
+/// range), or puts it so far from the origin that its coordinates leave the range or its shape
+/// is lost to round-off (naming `transform.translate`, or `source`).
 pub(super) fn transform_points(
     ctx: &Ctx,
     place: &str,
+    source: &str,
     t: &Transform,
     mut points: Vec<Vec3>,
 ) -> Result<Vec<Vec3>, SceneError> {
     let translate = ctx.finite_vec(place, "transform.translate", t.translate)?;
     let angles = ctx.finite_vec(place, "transform.rotate_deg", t.rotate_deg)?.map(|a| a.to_radians());
     if !(t.scale.is_finite() && t.scale > 0.0) {
-        return Err(
-            ctx.err(format!("{place}.transform.scale"), format!("must be a finite number > 0, got {}", t.scale))
-        );
+        return Err(ctx.err(
+            format!("{place}.transform.scale"),
+            format!("must be a finite number > 0, got {}", Compact(t.scale)),
+        ));
+    }
+    let (lo, hi) = SIZE_RANGE;
+    let before = size(&points);
+    let expected = before * t.scale;
+    if before > 0.0 && !(lo..=hi).contains(&expected) {
+        let why = if expected < lo {
+            "at this size a triangle's area or a tetrahedron's volume underflows f64 to 0 (and a sound mesh looks \
+             degenerate)"
+        } else {
+            "at this size areas and volumes overflow f64 to infinity"
+        };
+        let range = format!("bodies must measure between {} m and {} m", Compact(lo), Compact(hi));
+        return Err(if (lo..=hi).contains(&before) {
+            ctx.err(
+                format!("{place}.transform.scale"),
+                format!(
+                    "scale {} makes the body {} m across (its points {} m across, times the scale); {why}; \
+                     {range}, so give a scale between {} and {}",
+                    Compact(t.scale),
+                    Compact::rounded(expected, 4),
+                    Compact::rounded(before, 4),
+                    Compact::rounded(1.001 * lo / before, 4),
+                    Compact::rounded(0.999 * hi / before, 4)
+                ),
+            )
+        } else {
+            ctx.err(
+                format!("{place}.{source}"),
+                format!(
+                    "the body's points are {} m across{}; {why}; {range}: give its size, coordinates or positions \
+                     in metres within that range",
+                    if before.is_finite() {
+                        Compact::rounded(before, 4).to_string()
+                    } else {
+                        format!("more than {}", Compact::rounded(Real::MAX, 2))
+                    },
+                    if t.scale == 1.0 {
+                        String::new()
+                    } else {
+                        format!(" ({} m after scale {})", Compact::rounded(expected, 4), Compact(t.scale))
+                    }
+                ),
+            )
+        });
     }
     let r = Rotation3::from_axis_angle(&Vec3::z_axis(), angles.z)
         * Rotation3::from_axis_angle(&Vec3::y_axis(), angles.y)
         * Rotation3::from_axis_angle(&Vec3::x_axis(), angles.x);
     for p in &mut points {
         *p = r * (*p * t.scale) + translate;
+    }
+    let farthest = points.iter().map(|p| p.amax()).fold(0.0, Real::max);
+    let after = size(&points);
+    let key = if translate.amax() >= 0.5 * farthest { "transform.translate".to_string() } else { source.to_string() };
+    if farthest.is_nan() || farthest > hi {
+        return Err(ctx.err(
+            format!("{place}.{key}"),
+            format!(
+                "puts points {} m from the origin; coordinates must stay within ±{} m (products of coordinates, \
+                 such as squared distances, overflow f64 beyond)",
+                Compact::rounded(farthest, 4),
+                Compact(hi)
+            ),
+        ));
+    }
+    let drift = (after - expected).abs();
+    if expected > 0.0 && (drift.is_nan() || drift > 1e-3 * expected) {
+        return Err(ctx.err(
+            format!("{place}.{key}"),
+            format!(
+                "puts the body {} m from the origin, where f64 resolves only about {} m: its shape, {} m across, \
+                 collapses under round-off (it would come out {} m across, and its triangles degenerate); keep a \
+                 body within about 1e12 times its size of the origin",
+                Compact::rounded(farthest, 4),
+                Compact::rounded(farthest * Real::EPSILON, 4),
+                Compact::rounded(expected, 4),
+                Compact::rounded(after, 4)
+            ),
+        ));
     }
     Ok(points)
 }

@@ -19,7 +19,7 @@ use super::schema::ScriptSpec;
 use super::SceneError;
 use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::VertexId;
-use crate::math::{Real, Vec3};
+use crate::math::{Compact, Real, Vec3};
 use crate::model::{Body, BodyKind, LinearPath, Model};
 use crate::potential::Gravity;
 use serde::de::{DeserializeOwned, IgnoredAny, Visitor};
@@ -28,6 +28,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 use toml::Spanned;
+
+/// The smallest `inextensible` slack s: its layers, s·ℓ/2 thick, must stand far above the
+/// round-off of a length (2.2e-16 of it).
+const MIN_INEXTENSIBLE_SLACK: Real = 1e-12;
 
 /// The keys every `[[body]]` starts with; its kind decides how the rest of the table is read.
 #[derive(Debug, Deserialize)]
@@ -317,7 +321,18 @@ pub(super) fn build_body(
         if !(slack > 0.0 && slack < 1.0) {
             return Err(ctx.err(
                 format!("{place}.inextensible"),
-                format!("must be in (0, 1), got {slack}; it is the slack s: every edge keeps its length within (1 ± s) of its initial length"),
+                format!("must be in (0, 1), got {}; it is the slack s: every edge keeps its length within (1 ± s) of its initial length", Compact(slack)),
+            ));
+        }
+        if slack < MIN_INEXTENSIBLE_SLACK {
+            return Err(ctx.err(
+                format!("{place}.inextensible"),
+                format!(
+                    "must be at least {MIN_INEXTENSIBLE_SLACK:e}, got {}; it is the slack s: every edge keeps its \
+                     length within (1 ± s) of its initial length, and f64 resolves a length only to about 2.2e-16 of \
+                     it, so a smaller s rounds (1 ± s)·ℓ to ℓ and the edge starts outside its own layers",
+                    Compact(slack)
+                ),
             ));
         }
         new_body.inextensibility = Some(slack);

@@ -3,7 +3,7 @@
 
 use super::mesh::transform_points;
 use super::{BodySpec, Geometry, Kind, Motion};
-use crate::math::Vec3;
+use crate::math::{Compact, Vec3};
 use crate::mesh;
 use crate::model::BodyKind;
 use crate::scene::context::Ctx;
@@ -97,13 +97,14 @@ impl ParticlesBody {
                     return Err(ctx.err(format!("{key}.count"), "must be at least 1"));
                 }
                 if !(max_speed.is_finite() && *max_speed >= 0.0) {
-                    return Err(
-                        ctx.err(format!("{key}.max_speed"), format!("must be a finite speed ≥ 0, got {max_speed}"))
-                    );
+                    return Err(ctx.err(
+                        format!("{key}.max_speed"),
+                        format!("must be a finite speed ≥ 0, got {}", Compact(*max_speed)),
+                    ));
                 }
                 mesh::lattice(lo, hi, *count, *seed, *max_speed).map_err(|e| ctx.err(&key, e.to_string()))?
             }
         };
-        Ok((transform_points(ctx, place, &self.transform, points)?, velocities))
+        Ok((transform_points(ctx, place, "positions", &self.transform, points)?, velocities))
     }
 }

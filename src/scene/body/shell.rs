@@ -4,7 +4,7 @@
 use super::mesh::load_mesh;
 use super::{BodySpec, Geometry, Kind, Motion, Placed};
 use crate::force::ForceSpec;
-use crate::math::Vec3;
+use crate::math::{Compact, Vec3};
 use crate::mesh;
 use crate::model::BodyKind;
 use crate::potential::{Damping, Hinge, Membrane, MembraneMaterial, StrainMeasure};
@@ -116,7 +116,9 @@ impl BodySpec for ShellBody {
         )?;
         let poisson = self.poisson_ratio.unwrap_or(0.3);
         if !(poisson > -1.0 && poisson < 0.5) {
-            return Err(ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {poisson}")));
+            return Err(
+                ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {}", Compact(poisson)))
+            );
         }
         let bending =
             ctx.non_negative(place, "bending", self.bending, "the hinge stiffness is ≥ 0 (0 turns bending off)")?;

@@ -4,7 +4,7 @@
 use super::mesh::transform_points;
 use super::{BodySpec, Geometry, Kind, Motion, Placed};
 use crate::force::ForceSpec;
-use crate::math::Vec3;
+use crate::math::{Compact, Vec3};
 use crate::mesh::{self, TetMesh};
 use crate::model::BodyKind;
 use crate::potential::{Lame, SolidMaterial, Tetrahedron};
@@ -108,7 +108,9 @@ impl BodySpec for SolidBody {
         let young = ctx.positive(place, "youngs_modulus", self.youngs_modulus, "give Young's modulus in Pa")?;
         let poisson = self.poisson_ratio.unwrap_or(0.3);
         if !(poisson > -1.0 && poisson < 0.5) {
-            return Err(ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {poisson}")));
+            return Err(
+                ctx.err(format!("{place}.poisson_ratio"), format!("must be in (-1, 0.5), got {}", Compact(poisson)))
+            );
         }
         let lame = Lame::from_young_poisson(young, poisson);
         let period = ctx.period(place, "stretch_period", self.stretch_period, body.common_period)?;
@@ -167,7 +169,7 @@ impl SolidBody {
                 ))
             }
         };
-        m.positions = transform_points(ctx, place, &self.transform, std::mem::take(&mut m.positions))?;
+        m.positions = transform_points(ctx, place, "mesh", &self.transform, std::mem::take(&mut m.positions))?;
         Ok(m)
     }
 }
