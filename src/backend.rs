@@ -7,6 +7,7 @@
 //! backend holds its potentials, its schedule and its bookkeeping, and advances the model.
 
 use crate::error::SimulationError;
+use crate::interrupt::{Interrupt, InterruptCause};
 use crate::ledger::Ledger;
 use crate::math::{Real, Time};
 use crate::model::Model;
@@ -102,9 +103,21 @@ pub trait Backend: std::fmt::Debug + std::any::Any {
     /// Processes exactly one event, whatever its time; `None` when there is none.
     fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError>;
 
-    /// Processes every event at or before `t` (s).
-    fn advance_to(&mut self, model: &mut Model, t: Real, observer: &mut dyn Observer) -> Result<(), SimulationError> {
+    /// Processes every event at or before `t` (s), reading `interrupt` before each one (a relaxed
+    /// load): once it is raised, returns [`SimulationError::Interrupted`] with the time of the
+    /// last processed event, leaving the rest for a later call.
+    fn advance_to(
+        &mut self,
+        model: &mut Model,
+        t: Real,
+        observer: &mut dyn Observer,
+        interrupt: &Interrupt,
+    ) -> Result<(), SimulationError> {
         while self.next_time().is_some_and(|next| next.seconds() <= t) {
+            if interrupt.is_requested() {
+                let cause = interrupt.cause().unwrap_or(InterruptCause::Requested);
+                return Err(SimulationError::Interrupted { cause, time: self.now().seconds() });
+            }
             self.step(model, observer)?;
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! (`contact::failure`), never on an engine, so both backends can return a [`SimulationError`].
 //! File paths and line numbers are added only at the edges (`scene/`, `output/`, the CLI).
 
+use crate::interrupt::InterruptCause;
 use crate::math::{Compact, Time};
 use std::fmt;
 
@@ -79,13 +80,22 @@ pub enum SimulationError {
     Queue(QueueError),
     /// An observer failed (e.g. a full disk). The trajectory is intact; the run stops.
     Observer(ObserverError),
+    /// The run's [`Interrupt`](crate::interrupt::Interrupt) was raised (Ctrl-C, SIGTERM, or
+    /// another thread): it stopped after the event in progress. The state is consistent; lower
+    /// the flag and advance again to go on.
+    Interrupted {
+        /// Who raised it.
+        cause: InterruptCause,
+        /// Time of the last processed event, s.
+        time: f64,
+    },
 }
 
 impl SimulationError {
-    /// True when stepping may go on after this error (only observer failures leave the engine
-    /// in a consistent state).
+    /// True when stepping may go on after this error (only observer failures and interrupts
+    /// leave the engine in a consistent state).
     pub fn can_continue(&self) -> bool {
-        matches!(self, SimulationError::Observer(_))
+        matches!(self, SimulationError::Observer(_) | SimulationError::Interrupted { .. })
     }
 }
 
@@ -118,6 +128,9 @@ impl fmt::Display for SimulationError {
             SimulationError::InitialContact(e) => write!(f, "contact: {e}"),
             SimulationError::Queue(e) => write!(f, "event queue: {e}"),
             SimulationError::Observer(e) => write!(f, "writing output failed: {e}"),
+            SimulationError::Interrupted { cause, time } => {
+                write!(f, "interrupted by {cause} at t = {time} s, after the event in progress")
+            }
         }
     }
 }

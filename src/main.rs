@@ -2,7 +2,8 @@
 //! `info`, `plot`, `check` and `compare`, each carried out in `cli/`, one file per command.
 //!
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
-//! (nothing is written).
+//! (nothing is written), 130 (Ctrl-C) or 143 (SIGTERM) when `run` or `compare` was interrupted
+//! after an event (what was written stays, complete).
 
 mod cli;
 
@@ -40,9 +41,13 @@ enum Command {
         /// Backend, overriding the scene's `[simulation] backend`.
         #[arg(long, value_parser = backend_names())]
         backend: Option<BackendKind>,
-        /// No progress bar.
+        /// No set-up lines, progress or closing line (errors are still printed).
         #[arg(long, short)]
         quiet: bool,
+        /// Seconds of wall time between two progress lines when stderr is not a terminal (a log
+        /// file or a pipe); default 5. On a terminal a bar is shown instead.
+        #[arg(long, value_name = "SECONDS")]
+        progress_interval: Option<f64>,
         /// AVI: measure wall time by event kind and contact rescheduling (summary.json
         /// `seconds_by_kind`; two clock reads per event).
         #[arg(long)]
@@ -108,19 +113,29 @@ fn backend_names() -> impl TypedValueParser<Value = BackendKind> {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     match Cli::parse().command {
-        Command::Run { scene, out, duration, frame_rate, backend, quiet, audit, profile, insist } => {
-            cli::run::run(&cli::run::RunOptions {
-                scene: &scene,
-                out: &out,
-                duration,
-                frame_rate,
-                backend,
-                quiet,
-                audit,
-                profile,
-                insist,
-            })
-        }
+        Command::Run {
+            scene,
+            out,
+            duration,
+            frame_rate,
+            backend,
+            quiet,
+            progress_interval,
+            audit,
+            profile,
+            insist,
+        } => cli::run::run(&cli::run::RunOptions {
+            scene: &scene,
+            out: &out,
+            duration,
+            frame_rate,
+            backend,
+            quiet,
+            progress_interval,
+            audit,
+            profile,
+            insist,
+        }),
         Command::Info { scene } => cli::info::info(&scene),
         Command::Compare { scene, runs, out, duration, quiet, insist } => {
             cli::compare::compare(&scene, &runs, &out, duration, quiet, insist)

@@ -15,6 +15,7 @@ use crate::backend::{Backend, BackendFacts};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
+use crate::interrupt::Interrupt;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
@@ -64,6 +65,7 @@ pub struct Simulation {
     model: Model,
     backend: Box<dyn Backend>,
     parameters: SimulationParameters,
+    interrupt: Interrupt,
 }
 
 impl Simulation {
@@ -80,7 +82,7 @@ impl Simulation {
         if let Some(contact) = parameters.contact {
             engine = engine.with_contact(&model, contact)?;
         }
-        Ok(Simulation { model, backend: Box::new(engine), parameters })
+        Ok(Simulation { model, backend: Box::new(engine), parameters, interrupt: Interrupt::new() })
     }
 
     /// The same model and potentials on the synchronous backend: every potential is evaluated at
@@ -93,7 +95,7 @@ impl Simulation {
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
         let engine = SyncEngine::new(&model, forces, sync, parameters.frame_rate)?;
-        Ok(Simulation { model, backend: Box::new(engine), parameters })
+        Ok(Simulation { model, backend: Box::new(engine), parameters, interrupt: Interrupt::new() })
     }
 
     /// `model` on a backend built for it (any [`Backend`]), run for `parameters.duration`.
@@ -103,7 +105,20 @@ impl Simulation {
         parameters: SimulationParameters,
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
-        Ok(Simulation { model, backend, parameters })
+        Ok(Simulation { model, backend, parameters, interrupt: Interrupt::new() })
+    }
+
+    /// The flag that stops [`advance_to`](Self::advance_to) and [`run`](Self::run) after the event
+    /// in progress (each simulation has its own, not raised). Clone it to raise it from another
+    /// thread or a signal handler.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
+    }
+
+    /// Uses `interrupt` as this simulation's stop flag (e.g. one flag for several simulations, or
+    /// one a signal handler was registered with before the simulation was built).
+    pub fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.interrupt = interrupt;
     }
 
     /// The model (AVI: vertex positions are each at their own `t_last`).
@@ -199,7 +214,10 @@ impl Simulation {
         self.backend.step(&mut self.model, &mut observer)
     }
 
-    /// Processes every event at or before `t` (s).
+    /// Processes every event at or before `t` (s). Before each event it reads the
+    /// [`interrupt`](Self::interrupt) flag; once that is raised it stops with
+    /// [`SimulationError::Interrupted`], the events after the last processed one left for the next
+    /// call.
     pub fn advance_to<O: Observer + ?Sized>(&mut self, t: Real, observer: &mut O) -> Result<(), SimulationError> {
         if !t.is_finite() {
             return Err(SimulationError::BadParameter {
@@ -209,12 +227,13 @@ impl Simulation {
         }
         let start = Instant::now();
         let mut observer = observer;
-        let result = self.backend.advance_to(&mut self.model, t, &mut observer);
+        let result = self.backend.advance_to(&mut self.model, t, &mut observer, &self.interrupt);
         self.backend.counters_mut().wall_seconds += start.elapsed().as_secs_f64();
         result
     }
 
-    /// Runs to the end of the scene's duration.
+    /// Runs to the end of the scene's duration (or until the [`interrupt`](Self::interrupt) flag
+    /// is raised, as [`advance_to`](Self::advance_to)).
     pub fn run<O: Observer + ?Sized>(&mut self, observer: &mut O) -> Result<(), SimulationError> {
         self.advance_to(self.parameters.duration, observer)
     }
@@ -328,6 +347,51 @@ mod tests {
         assert_eq!(sim.counters().events, 6);
         assert!(sim.avi().is_none() && sim.sync().is_none());
         assert_eq!(sim.facts(), BackendFacts::default());
+    }
+
+    /// Raises an interrupt at its `at`-th event, and remembers that event's time.
+    struct RaiseAt {
+        interrupt: Interrupt,
+        at: u64,
+        seen: u64,
+        time: f64,
+    }
+
+    impl Observer for RaiseAt {
+        fn on_event(&mut self, event: &EventRecord) {
+            self.seen += 1;
+            if self.seen == self.at {
+                self.interrupt.request_signal(2);
+                self.time = event.time.seconds();
+            }
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_stops_after_the_event_and_goes_on_to_the_same_state() {
+        let build = || {
+            let scene = crate::scene::load("hanging-cloth").expect("built-in scene");
+            Simulation::new(scene.model, scene.forces, scene.parameters).expect("the AVI")
+        };
+        let mut whole = build();
+        whole.advance_to(0.05, &mut ()).expect("the run");
+        let mut sim = build();
+        let mut raise = RaiseAt { interrupt: sim.interrupt().clone(), at: 10_000, seen: 0, time: -1.0 };
+        match sim.advance_to(0.05, &mut raise) {
+            Err(e @ SimulationError::Interrupted { .. }) => {
+                assert!(e.can_continue());
+                let SimulationError::Interrupted { cause, time } = e else { unreachable!() };
+                assert_eq!(cause, crate::interrupt::InterruptCause::Signal(2));
+                assert_eq!(time, raise.time, "stops right after the event in progress");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(sim.counters().events, 10_000);
+        assert!(sim.counters().wall_seconds > 0.0);
+        sim.interrupt().clear();
+        sim.advance_to(0.05, &mut ()).expect("goes on");
+        assert_eq!(sim.counters().events, whole.counters().events);
+        assert_eq!(sim.model().vertices.positions(), whole.model().vertices.positions(), "bit-identical");
     }
 
     #[test]

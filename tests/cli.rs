@@ -1004,3 +1004,145 @@ fn insisting_runs_past_the_estimate_and_a_stalled_broad_phase_stops_with_a_reaso
     let summary = fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(summary.contains("\"status\": \"failed\""), "{summary}");
 }
+
+/// Starts `avicontact ARGS` with stderr piped, so it is not a terminal.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_avicontact"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Waits until `path` exists (at most a minute; the child is killed if it never does).
+fn wait_for(path: &Path, child: &mut std::process::Child) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !path.exists() {
+        if std::time::Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let out = child.stderr.take().map(std::io::read_to_string).transpose().unwrap();
+            panic!("{} never appeared; stderr: {out:?}", path.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Sends `signal` to a running `run` of a long scene once its third frame is written, and checks
+/// the exit code, `summary.json`, and that what was written is whole: as many frames as rows of
+/// `stats.csv`, and `check` passes on them.
+fn a_run_stopped_by(signal: i32, name: &str, code: i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut child = spawn(&["run", "hanging-cloth", "--out", out.to_str().unwrap(), "--duration", "1000"]);
+    wait_for(&out.join("frames/frame_00002.obj"), &mut child);
+    // SAFETY: kill(2) on our own child's pid, which it keeps until we wait for it
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{stderr}");
+    assert!(stderr.contains(&format!("interrupted by {name}")), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted", "{summary}");
+    assert_eq!(summary["signal"], name, "{summary}");
+    assert!(summary["error"].as_str().unwrap().contains(name), "{summary}");
+    let t = summary["simulated_time"].as_f64().unwrap();
+    assert!(t > 0.0 && t < 1000.0, "{summary}");
+    assert!(summary["wall_seconds"].as_f64().unwrap() > 0.0, "{summary}");
+    let frames = summary["frames"].as_u64().unwrap();
+    assert!(frames >= 3, "{summary}");
+    let files = fs::read_dir(out.join("frames"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "obj"))
+        .count();
+    let rows = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
+    assert_eq!((files as u64, rows as u64), (frames, frames), "frames on disk, stats.csv rows and summary agree");
+    let check = avicontact(&["check", out.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+#[test]
+fn ctrl_c_ends_a_run_after_the_current_event_with_exit_130_and_an_interrupted_summary() {
+    a_run_stopped_by(libc::SIGINT, "SIGINT", 130);
+}
+
+#[test]
+fn sigterm_ends_a_run_after_the_current_event_with_exit_143_and_an_interrupted_summary() {
+    a_run_stopped_by(libc::SIGTERM, "SIGTERM", 143);
+}
+
+#[test]
+fn sigterm_stops_compare_with_exit_143_and_no_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args =
+        ["compare", "hanging-cloth", "--runs", "avi,sync:bdf2", "--out", out.to_str().unwrap(), "--duration", "1000"];
+    let mut child = spawn(&args);
+    wait_for(&out.join("avi/frames/frame_00002.obj"), &mut child);
+    // SAFETY: as above
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("run `avi` interrupted by SIGTERM"), "{stderr}");
+    assert!(!out.join("comparison.csv").exists() && !out.join("sync-bdf2").exists());
+    assert!(avicontact(&["check", out.join("avi").to_str().unwrap()]).status.success());
+}
+
+#[test]
+fn without_a_terminal_run_reports_its_set_up_and_a_progress_line_every_interval() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args =
+        ["run", "hanging-cloth", "--out", out.to_str().unwrap(), "--duration", "1000", "--progress-interval", "0.1"];
+    let mut child = spawn(&args);
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    // the set-up lines, then progress lines (t, share, events, rate, ETA), at least two of them
+    while seen.iter().filter(|l: &&String| l.starts_with("hanging-cloth: t = ")).count() < 2 {
+        match lines.next() {
+            Some(line) => seen.push(line.unwrap()),
+            None => panic!("stderr ended early: {seen:?}"),
+        }
+    }
+    // SAFETY: as above
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(143), "{seen:?} {rest:?}");
+    assert_eq!(seen[0], "hanging-cloth: loading the scene", "{seen:?}");
+    assert!(
+        seen[1].starts_with("hanging-cloth: loaded in ") && seen[1].ends_with("building the avi backend"),
+        "{seen:?}"
+    );
+    assert!(seen[2].starts_with("hanging-cloth: set up in ") && seen[2].contains(" potentials"), "{seen:?}");
+    let progress = seen.iter().find(|l| l.starts_with("hanging-cloth: t = ")).unwrap();
+    for part in [" / 1000 s (", "%), ", " events, ", " events/s, ETA "] {
+        assert!(progress.contains(part), "{part:?} in {progress}");
+    }
+    assert!(
+        !seen.iter().chain(&rest).any(|l| l.contains('\r') || l.contains('\u{1b}')),
+        "no bar drawn on a pipe: {seen:?}"
+    );
+}
+
+#[test]
+fn quiet_prints_nothing_and_the_progress_interval_is_checked() {
+    let (dir, path) = scene_dir(GOOD, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "", "--quiet: no set-up line, progress or closing line");
+    for bad in ["0", "-1", "inf", "NaN"] {
+        let flag = format!("--progress-interval={bad}");
+        let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), &flag]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--progress-interval"), "{bad}");
+    }
+}

@@ -2,7 +2,9 @@
 //! each run's outputs in `DIR/<run>/`, then energy and momentum plotted side by side and
 //! `DIR/comparison.csv`.
 
-use super::{bad_input, check_duration, check_workload, load};
+use super::{bad_input, check_duration, check_workload, load, stop_on_signals};
+use avicontact::error::SimulationError;
+use avicontact::interrupt::Interrupt;
 use avicontact::observe::{Frame, Observer, ObserverError};
 use avicontact::output::{plot_comparison, write_comparison, ComparisonRow, FrameWriter, Progress};
 use avicontact::scene::{self, RunChoice};
@@ -22,7 +24,8 @@ impl Observer for Energies {
 }
 
 /// Runs `scene` once per entry of `runs` into `out`; everything is checked before anything runs
-/// or is written.
+/// or is written. Ctrl-C or SIGTERM stops the run in progress after its current event (its frames
+/// and `stats.csv` so far stay), skips the others and the comparison, and exits 130 or 143.
 pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, quiet: bool, insist: bool) -> ExitCode {
     let first = match load(scene) {
         Ok(s) => s,
@@ -44,7 +47,13 @@ pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, 
     }
     let mut rows = Vec::new();
     let mut dirs = Vec::new();
+    let interrupt = Interrupt::new();
+    stop_on_signals(&interrupt);
     for (label, choice) in &specs {
+        if let Some(cause) = interrupt.cause() {
+            eprintln!("interrupted by {cause} before run `{label}`; no comparison written");
+            return ExitCode::from(cause.exit_code());
+        }
         let mut s = match scene::load(scene) {
             Ok(s) => s,
             Err(e) => return bad_input(e),
@@ -57,6 +66,7 @@ pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, 
             Ok(sim) => sim,
             Err(e) => return bad_input(format!("{scene_label}: {e}")),
         };
+        sim.set_interrupt(interrupt.clone());
         let dir = out.join(label.replace(':', "-"));
         if let Err(code) = check_workload(scene, &sim, &dir, insist) {
             return code;
@@ -80,9 +90,18 @@ fn run_one(
 ) -> Result<ComparisonRow, ExitCode> {
     let mut writer = FrameWriter::create(dir, sim.model()).map_err(|e| bad_input(format!("--out: {e}")))?;
     let mut energies = Energies::default();
-    let mut progress = Progress::new(duration, quiet);
+    let mut progress = Progress::new(duration, quiet).with_label(label);
     let result = sim.run(&mut (&mut writer, (&mut energies, &mut progress)));
     progress.finish();
+    if let Err(SimulationError::Interrupted { cause, time }) = result {
+        eprintln!(
+            "run `{label}` interrupted by {cause} at t = {time} s; its {} frames and stats.csv so far are in {}; \
+             the remaining runs, comparison.csv and the plots are not written",
+            writer.frames_written(),
+            dir.display()
+        );
+        return Err(ExitCode::from(cause.exit_code()));
+    }
     if let Err(e) = result {
         eprintln!("error: run `{label}` stopped at t = {}: {e}", sim.now());
         return Err(ExitCode::from(1));

@@ -11,12 +11,15 @@ pub mod plot;
 pub mod run;
 pub mod scenes;
 
+use avicontact::interrupt::Interrupt;
 use avicontact::math::Compact;
 use avicontact::output::free_bytes;
 use avicontact::scene::{self, Scene};
 use avicontact::Simulation;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Bad input: exit 2, nothing written.
 pub fn bad_input(message: impl std::fmt::Display) -> ExitCode {
@@ -61,5 +64,35 @@ fn check_duration(duration: Option<f64>) -> Result<(), ExitCode> {
             Err(bad_input(format!("--duration: must be a finite number of seconds > 0, got {}", Compact(d))))
         }
         _ => Ok(()),
+    }
+}
+
+/// `--progress-interval`, when given, must be a finite number of seconds > 0 (exit 2 otherwise).
+fn check_progress_interval(interval: Option<f64>) -> Result<(), ExitCode> {
+    match interval {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            Err(bad_input(format!("--progress-interval: must be a finite number of seconds > 0, got {s}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Makes Ctrl-C (SIGINT) and SIGTERM raise `interrupt`, so the run stops after the event in
+/// progress and writes its summary. A second one while the run is winding down (a slow event, the
+/// summary being written) takes the signal's default action: the process ends at once, as if no
+/// handler were installed. Called only once the run is about to start; before that the default
+/// action applies and nothing of the run has been written.
+fn stop_on_signals(interrupt: &Interrupt) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let armed = Arc::new(AtomicBool::new(false));
+    for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+        // In this order: the default action reads `armed` before this delivery sets it, so only
+        // the second signal ends the process.
+        let registered = signal_hook::flag::register_conditional_default(signal, Arc::clone(&armed))
+            .and_then(|_| signal_hook::flag::register_usize(signal, interrupt.flag(), signal as usize))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&armed)));
+        if let Err(e) = registered {
+            eprintln!("warning: cannot catch {name} ({e}); it will end the run without a summary");
+        }
     }
 }

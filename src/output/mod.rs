@@ -17,7 +17,7 @@ pub use check::{check_run, CheckError, CheckReport, Finding};
 pub use compare::{write_comparison, ComparisonRow, COMPARISON_HEADER};
 pub use frames::{FrameWriter, STATS_HEADER};
 pub use plot::{plot_comparison, plot_run, PlotError};
-pub use progress::Progress;
+pub use progress::{format_wall_seconds, grouped, progress_line, Progress, DEFAULT_PROGRESS_INTERVAL};
 pub use summary::{write_summary, RunStatus, Summary};
 
 use std::fmt;

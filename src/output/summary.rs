@@ -13,6 +13,10 @@ pub enum RunStatus {
     Completed,
     /// Stopped by an error (see `error`).
     Failed,
+    /// Stopped from outside after an event (Ctrl-C, SIGTERM, or an
+    /// [`Interrupt`](crate::interrupt::Interrupt) raised by code; see `signal` and `error`): every
+    /// file up to that event is complete.
+    Interrupted,
 }
 
 /// The contents of `summary.json`. Everything but `wall_seconds` and `events_per_second` is
@@ -37,8 +41,12 @@ pub struct Summary {
     pub linear_solve_seconds: Option<f64>,
     /// How the run ended.
     pub status: RunStatus,
-    /// The error that stopped a failed run.
+    /// The error that stopped a failed run, or what interrupted an interrupted one.
     pub error: Option<String>,
+    /// What interrupted the run: `"SIGINT"`, `"SIGTERM"`, … or `"request"` (absent unless
+    /// interrupted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
     /// Requested duration, s.
     pub duration: f64,
     /// Time of the last processed event, s.
