@@ -176,6 +176,15 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
     read_tetrahedra(&eles, positions, first_index)
 }
 
+/// Parses a TetGen mesh from the texts of its `.node` and `.ele` files, as [`read_tetgen`] reads
+/// them; errors name the files `NAME.node` and `NAME.ele`.
+pub fn parse_tetgen(node: &str, ele: &str, name: &str) -> Result<TetMesh, TetGenError> {
+    let nodes = Table::parse(format!("{name}.node"), node);
+    let eles = Table::parse(format!("{name}.ele"), ele);
+    let (positions, first_index) = read_points(&nodes)?;
+    read_tetrahedra(&eles, positions, first_index)
+}
+
 /// The non-empty rows of one TetGen file (comments dropped), each with its 1-based line.
 struct Table {
     file: String,
@@ -189,13 +198,17 @@ impl Table {
             line: None,
             message: format!("cannot read it ({e}); a TetGen mesh is a NAME.node and a NAME.ele file side by side"),
         })?;
+        Ok(Table::parse(path.display().to_string(), &text))
+    }
+
+    fn parse(file: String, text: &str) -> Table {
         let rows = text
             .lines()
             .enumerate()
             .map(|(k, l)| (k + 1, l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect()))
             .filter(|(_, w): &(usize, Vec<String>)| !w.is_empty())
             .collect();
-        Ok(Table { file: path.display().to_string(), rows })
+        Table { file, rows }
     }
 
     fn err(&self, line: usize, message: String) -> TetGenError {
@@ -373,6 +386,15 @@ mod tests {
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("9"));
         assert!(read_tetgen(&dir.path().join("missing.ele")).unwrap_err().message.contains(".node"));
+    }
+
+    #[test]
+    fn parse_tetgen_reads_the_texts_as_read_tetgen_reads_the_files() {
+        let node = "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n";
+        let ele = "1 4 0\n1 1 3 2 4\n";
+        assert_eq!(parse_tetgen(node, ele, "t"), read_pair(node, ele));
+        let e = parse_tetgen(node, "1 4 0\n1 1 2 3 9\n", "block").unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("block.ele", Some(2)));
     }
 
     /// Writes `node` and `ele` as t.node and t.ele and reads them.
