@@ -73,13 +73,18 @@ pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super:
             message: format!("must be at least 1 per axis, got {resolution:?}"),
         });
     }
-    let [nx, ny, nz] = resolution.map(|n| n as u64);
-    if (nx + 1) * (ny + 1) * (nz + 1) > super::MAX_VERTICES {
+    // in u128: the product of three u32 counts overflows u64 (and could wrap around to a small number)
+    let vertices = resolution.iter().map(|&n| n as u128 + 1).product::<u128>();
+    if vertices > super::MAX_VERTICES as u128 {
         return Err(GeneratorError {
             key: "resolution",
-            message: "makes too many vertices; use a coarser mesh".into(),
+            message: format!(
+                "{resolution:?} would make {vertices} vertices; at most {} are supported, use a coarser mesh",
+                super::MAX_VERTICES
+            ),
         });
     }
+    let [nx, ny, nz] = resolution.map(|n| n as u64);
     let index = |i: u64, j: u64, k: u64| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
     let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1) * (nz + 1)) as usize);
     for k in 0..=nz {
@@ -352,6 +357,17 @@ mod tests {
         assert!((enclosed - 1.0).abs() < 1e-12, "{enclosed}");
         let total: Real = m.lumped_masses(1000.0).iter().sum();
         assert!((total - 1000.0).abs() < 1e-9);
+    }
+
+    /// Found with the scene fuzz target on an input of `u32::MAX` resolutions (docs/fuzzing.md):
+    /// (2³²)³ vertices overflowed `u64` (a panic with overflow checks; without them the count
+    /// wrapped around to 0 and passed).
+    #[test]
+    fn a_resolution_too_large_for_u64_is_refused() {
+        let e = box_tets([1.0; 3], [u32::MAX; 3]).unwrap_err();
+        assert_eq!(e.key, "resolution");
+        assert!(e.message.contains("79228162514264337593543950336 vertices"), "{}", e.message);
+        assert_eq!(ball_tets(1.0, u32::MAX).unwrap_err().key, "resolution");
     }
 
     #[test]
