@@ -39,8 +39,10 @@ fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
 /// `u32` vertex indices.
 pub const MAX_VERTICES: u64 = 50_000_000;
 
-fn not_too_many(key: &'static str, vertices: u64) -> Result<(), GeneratorError> {
-    if vertices <= MAX_VERTICES {
+/// `vertices` is computed in `u128`, where no count of `u32` parameters overflows (a product in
+/// `u64` could wrap around to a small number and pass).
+fn not_too_many(key: &'static str, vertices: u128) -> Result<(), GeneratorError> {
+    if vertices <= MAX_VERTICES as u128 {
         Ok(())
     } else {
         Err(GeneratorError {
@@ -68,7 +70,7 @@ pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorE
     positive("size", size[1])?;
     at_least("resolution", resolution[0], 2)?;
     at_least("resolution", resolution[1], 2)?;
-    not_too_many("resolution", resolution[0] as u64 * resolution[1] as u64)?;
+    not_too_many("resolution", resolution[0] as u128 * resolution[1] as u128)?;
     let [nx, ny] = resolution;
     let mut positions = Vec::with_capacity((nx * ny) as usize);
     for j in 0..ny {
@@ -175,7 +177,7 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
         positive("size", s)?;
     }
     at_least("resolution", resolution, 1)?;
-    not_too_many("resolution", 6 * (resolution as u64 + 1).pow(2))?;
+    not_too_many("resolution", 6 * (resolution as u128 + 1).pow(2))?;
     let n = resolution;
     let half = Vec3::from(size) * 0.5;
     let mut positions: Vec<Vec3> = Vec::new();
@@ -213,7 +215,7 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
     positive("radius", radius)?;
     positive("height", height)?;
     at_least("segments", segments, 3)?;
-    not_too_many("segments", 2 * segments as u64 + 2)?;
+    not_too_many("segments", 2 * segments as u128 + 2)?;
     let s = segments;
     let mut positions = Vec::with_capacity(2 * s as usize + 2);
     for z in [-0.5 * height, 0.5 * height] {
@@ -246,7 +248,7 @@ pub fn spikes(size: Real, count: u32, height: Real, apex_deg: Real) -> Result<Tr
     positive("size", size)?;
     positive("height", height)?;
     at_least("count", count, 1)?;
-    not_too_many("count", 4 + 7 * (count as u64) * (count as u64))?;
+    not_too_many("count", 4 + 7 * (count as u128) * (count as u128))?;
     if !(apex_deg > 0.0 && apex_deg < 60.0) {
         return Err(GeneratorError {
             key: "apex_deg",
@@ -299,7 +301,7 @@ pub fn spikes(size: Real, count: u32, height: Real, apex_deg: Real) -> Result<Tr
 pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, GeneratorError> {
     positive("width", width)?;
     at_least("segments", segments, 1)?;
-    not_too_many("segments", 2 * segments as u64 + 2)?;
+    not_too_many("segments", 2 * segments as u128 + 2)?;
     let centre = resample(path, segments)?;
     let tangent = |k: usize| -> Vec3 {
         let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
@@ -339,7 +341,7 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
 /// `segments + 1` points evenly spaced from `start` to `end`: the vertices of a chain.
 pub fn line(start: Vec3, end: Vec3, segments: u32) -> Result<Vec<Vec3>, GeneratorError> {
     at_least("segments", segments, 1)?;
-    not_too_many("segments", segments as u64 + 1)?;
+    not_too_many("segments", segments as u128 + 1)?;
     // compared exactly: a line too short or too long for f64 is the scene's size check's to name
     if end == start {
         return Err(GeneratorError { key: "end", message: "must differ from `start`".into() });
@@ -358,7 +360,7 @@ pub fn lattice(
     seed: u64,
     max_speed: Real,
 ) -> Result<(Vec<Vec3>, Vec<Vec3>), GeneratorError> {
-    not_too_many("count", count as u64)?;
+    not_too_many("count", count as u128)?;
     if count > 1 && (hi - lo).iter().all(|e| *e <= 0.0) {
         return Err(GeneratorError {
             key: "max",
@@ -492,5 +494,16 @@ mod tests {
         assert_eq!(grid([1.0, 1.0], [u32::MAX, u32::MAX]).unwrap_err().key, "resolution");
         assert_eq!(cylinder(1.0, 1.0, u32::MAX).unwrap_err().key, "segments");
         assert_eq!(box_surface([1.0; 3], 100_000).unwrap_err().key, "resolution");
+    }
+
+    /// Found with the scene fuzz target on an input of `u32::MAX` resolutions (docs/fuzzing.md):
+    /// vertex counts of large `u32` parameters overflowed `u64` (6·(2³²)² wraps around to 0), a
+    /// panic with overflow checks and a count that passed the limit without them.
+    #[test]
+    fn vertex_counts_of_the_largest_parameters_do_not_overflow() {
+        assert_eq!(box_surface([1.0; 3], u32::MAX).unwrap_err().key, "resolution");
+        assert_eq!(spikes(0.2, u32::MAX, 0.078, 3.47).unwrap_err().key, "count");
+        assert_eq!(ribbon(0.1, u32::MAX, &[Vec3::zeros(), Vec3::x()]).unwrap_err().key, "segments");
+        assert_eq!(line(Vec3::zeros(), Vec3::x(), u32::MAX).unwrap_err().key, "segments");
     }
 }

@@ -13,7 +13,7 @@ pub use generators::{
     box_surface, cylinder, grid, icosphere, lattice, line, ribbon, spikes, GeneratorError, MAX_VERTICES,
 };
 pub use obj::{parse_obj, read_obj, ObjError};
-pub use tet::{ball_tets, box_tets, read_tetgen, TetGenError, TetMesh};
+pub use tet::{ball_tets, box_tets, parse_tetgen, read_tetgen, TetGenError, TetMesh};
 pub use topology::{edges, hinges, HingeStencil};
 
 use crate::math::{Real, Vec3};

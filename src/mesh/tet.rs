@@ -73,13 +73,18 @@ pub fn box_tets(size: [Real; 3], resolution: [u32; 3]) -> Result<TetMesh, super:
             message: format!("must be at least 1 per axis, got {resolution:?}"),
         });
     }
-    let [nx, ny, nz] = resolution.map(|n| n as u64);
-    if (nx + 1) * (ny + 1) * (nz + 1) > super::MAX_VERTICES {
+    // in u128: the product of three u32 counts overflows u64 (and could wrap around to a small number)
+    let vertices = resolution.iter().map(|&n| n as u128 + 1).product::<u128>();
+    if vertices > super::MAX_VERTICES as u128 {
         return Err(GeneratorError {
             key: "resolution",
-            message: "makes too many vertices; use a coarser mesh".into(),
+            message: format!(
+                "{resolution:?} would make {vertices} vertices; at most {} are supported, use a coarser mesh",
+                super::MAX_VERTICES
+            ),
         });
     }
+    let [nx, ny, nz] = resolution.map(|n| n as u64);
     let index = |i: u64, j: u64, k: u64| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
     let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1) * (nz + 1)) as usize);
     for k in 0..=nz {
@@ -179,6 +184,15 @@ pub fn read_tetgen(path: &Path) -> Result<TetMesh, TetGenError> {
     read_tetrahedra(&eles, positions, first_index)
 }
 
+/// Parses a TetGen mesh from the texts of its `.node` and `.ele` files, as [`read_tetgen`] reads
+/// them; errors name the files `NAME.node` and `NAME.ele`.
+pub fn parse_tetgen(node: &str, ele: &str, name: &str) -> Result<TetMesh, TetGenError> {
+    let nodes = Table::parse(format!("{name}.node"), node);
+    let eles = Table::parse(format!("{name}.ele"), ele);
+    let (positions, first_index) = read_points(&nodes)?;
+    read_tetrahedra(&eles, positions, first_index)
+}
+
 /// The non-empty rows of one TetGen file (comments dropped), each with its 1-based line.
 struct Table {
     file: String,
@@ -192,13 +206,17 @@ impl Table {
             line: None,
             message: format!("cannot read it ({e}); a TetGen mesh is a NAME.node and a NAME.ele file side by side"),
         })?;
+        Ok(Table::parse(path.display().to_string(), &text))
+    }
+
+    fn parse(file: String, text: &str) -> Table {
         let rows = text
             .lines()
             .enumerate()
             .map(|(k, l)| (k + 1, l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect()))
             .filter(|(_, w): &(usize, Vec<String>)| !w.is_empty())
             .collect();
-        Ok(Table { file: path.display().to_string(), rows })
+        Table { file, rows }
     }
 
     fn err(&self, line: usize, message: String) -> TetGenError {
@@ -344,6 +362,17 @@ mod tests {
         assert!((total - 1000.0).abs() < 1e-9);
     }
 
+    /// Found with the scene fuzz target on an input of `u32::MAX` resolutions (docs/fuzzing.md):
+    /// (2³²)³ vertices overflowed `u64` (a panic with overflow checks; without them the count
+    /// wrapped around to 0 and passed).
+    #[test]
+    fn a_resolution_too_large_for_u64_is_refused() {
+        let e = box_tets([1.0; 3], [u32::MAX; 3]).unwrap_err();
+        assert_eq!(e.key, "resolution");
+        assert!(e.message.contains("79228162514264337593543950336 vertices"), "{}", e.message);
+        assert_eq!(ball_tets(1.0, u32::MAX).unwrap_err().key, "resolution");
+    }
+
     #[test]
     fn ball_is_a_ball_of_positive_tets() {
         for n in [1, 2, 5, 11] {
@@ -376,6 +405,15 @@ mod tests {
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("9"));
         assert!(read_tetgen(&dir.path().join("missing.ele")).unwrap_err().message.contains(".node"));
+    }
+
+    #[test]
+    fn parse_tetgen_reads_the_texts_as_read_tetgen_reads_the_files() {
+        let node = "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n";
+        let ele = "1 4 0\n1 1 3 2 4\n";
+        assert_eq!(parse_tetgen(node, ele, "t"), read_pair(node, ele));
+        let e = parse_tetgen(node, "1 4 0\n1 1 2 3 9\n", "block").unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("block.ele", Some(2)));
     }
 
     /// Writes `node` and `ele` as t.node and t.ele and reads them.
