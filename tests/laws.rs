@@ -3,6 +3,8 @@
 //! (clock integrity), law 7 (Verlet equivalence), law 8 (equal times in either order). Law 6
 //! (determinism) is in `tests/cli.rs`.
 
+mod common;
+
 use avicontact::ids::VertexId;
 use avicontact::observe::{EventKind, EventRecord, Frame, Observer, ObserverError};
 use avicontact::potential::{assemble_gradient, Potential};
@@ -324,14 +326,9 @@ struct Energies(Vec<(f64, f64, f64)>);
 
 impl Observer for Energies {
     fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        // kinetic energy recomputed here from velocities and masses (held vertices excluded);
-        // the potential energy is the potentials' own
-        let v = &f.model.vertices;
-        let kinetic: f64 = (0..v.len())
-            .map(|i| VertexId(i as u32))
-            .filter(|&i| v.effective_mass(i).is_finite())
-            .map(|i| 0.5 * v.mass(i) * v.velocity(i).norm_squared())
-            .sum();
+        // kinetic energy recomputed from velocities and masses; the potential energy is the
+        // potentials' own
+        let kinetic = common::kinetic_energy(f.model);
         self.0.push((f.time.seconds(), kinetic + f.stats.potential, f.stats.dissipated));
         Ok(())
     }

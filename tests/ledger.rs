@@ -4,7 +4,8 @@
 //! energy is recomputed here from velocities and masses; the ledger's sums come from the
 //! engine's kicks, so a kick booked wrongly (or not at all) shows as a gap.
 
-use avicontact::ids::VertexId;
+mod common;
+
 use avicontact::observe::{Frame, Observer, ObserverError};
 use avicontact::scene;
 use avicontact::Simulation;
@@ -36,12 +37,7 @@ struct Ledger(Vec<Row>);
 
 impl Observer for Ledger {
     fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        let v = &f.model.vertices;
-        let kinetic: f64 = (0..v.len())
-            .map(|i| VertexId(i as u32))
-            .filter(|&i| v.effective_mass(i).is_finite())
-            .map(|i| 0.5 * v.mass(i) * v.velocity(i).norm_squared())
-            .sum();
+        let kinetic = common::kinetic_energy(f.model);
         self.0.push(Row {
             time: f.time.seconds(),
             energy: kinetic + f.stats.potential,

@@ -1,5 +1,20 @@
-//! Scenes shared by the contact test files (`tests/contact.rs`, `tests/broad_phase.rs`).
+//! Scenes shared by the contact test files (`tests/contact.rs`, `tests/broad_phase.rs`), and the
+//! kinetic energy the energy tests (`tests/laws.rs`, `tests/ledger.rs`) recompute themselves.
 #![allow(dead_code)] // each test file uses a subset
+
+use avicontact::ids::VertexId;
+use avicontact::model::Model;
+
+/// ½ Σ m‖v‖² over the vertices with finite kick mass (held and scripted ones excluded), computed
+/// from the raw velocities and masses, without the engine's `FrameStats`.
+pub fn kinetic_energy(model: &Model) -> f64 {
+    let v = &model.vertices;
+    (0..v.len())
+        .map(|i| VertexId(i as u32))
+        .filter(|&i| v.effective_mass(i).is_finite())
+        .map(|i| 0.5 * v.mass(i) * v.velocity(i).norm_squared())
+        .sum()
+}
 
 /// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
 /// and edge–edge pairs between them, self-contact pairs within each.
