@@ -11,10 +11,15 @@
 //! * A **scripted** vertex does not move in response; its path does work on the system against the
 //!   force, I_u·v_u for a path velocity v_u (ACM §6 treats scripted vertices as infinite masses).
 //!   That is `external_work`, for every kick (elastic, damping, contact).
-//! * A **dissipative** kick (damping, ACM §6.1; friction, ACM §6.3) takes out −Σ ΔK_u over its free
-//!   vertices plus Σ I_u·v_u over its scripted ones: the work of its force against the motion of
-//!   every vertex, so a damper dragged by a script books what it takes from the script too (and
-//!   never reads as energy gained).
+//! * A **dissipative** kick (friction, ACM §6.3) takes out −Σ ΔK_u over its free vertices plus
+//!   Σ I_u·v_u over its scripted ones: the work of its force against the motion of every vertex,
+//!   so friction dragged by a script books what it takes from the script too (and never reads as
+//!   energy gained).
+//! * A **viscous** kick (damping, ACM §6.1) books only its scripted vertices' work; the damper
+//!   books its dissipation itself, from its strain rate averaged over a window
+//!   ([`Potential::end_tick`](crate::potential::Potential::end_tick)), because a single kick's ΔK
+//!   also counts the saw-tooth energy that asynchronous clocks exchange back and forth (see
+//!   `potential::damping`).
 //!
 //! Held vertices have zero velocity: no work.
 //!
@@ -38,8 +43,11 @@ pub struct Ledger {
 pub enum KickKind {
     /// A conservative potential or a penalty layer: only scripted vertices' work is booked.
     Conservative,
-    /// Damping or friction: the work against every vertex's motion is booked as dissipated.
+    /// Friction: the work against every vertex's motion is booked as dissipated.
     Dissipative,
+    /// Damping: only scripted vertices' work is booked here; the damper books what it
+    /// dissipates itself ([`Potential::end_tick`](crate::potential::Potential::end_tick)).
+    Viscous,
 }
 
 impl Ledger {
@@ -48,7 +56,7 @@ impl Ledger {
     /// [`Vertices::kick`]: crate::model::Vertices::kick
     pub fn kick(&mut self, vertices: &mut Vertices, u: VertexId, impulse: Vec3, t: Real, kind: KickKind) {
         let dissipative = kind == KickKind::Dissipative;
-        if vertices.effective_mass(u).is_finite() {
+        if vertices.inverse_mass(u) > 0.0 {
             if dissipative {
                 let before = vertices.velocity(u);
                 vertices.kick(u, impulse);

@@ -234,6 +234,11 @@ impl Vertices {
         self.masses[i.index()]
     }
 
+    /// 1/[`Vertices::effective_mass`]: 0 for held and scripted vertices.
+    pub fn inverse_mass(&self, i: VertexId) -> Real {
+        self.inverse_masses[i.index()]
+    }
+
     /// Mass seen by kicks: the lumped mass for free vertices, +∞ for held and scripted ones (a
     /// [`Motion::FreeUntil`] vertex's changes at its start).
     pub fn effective_mass(&self, i: VertexId) -> Real {

@@ -17,6 +17,17 @@
 //! | [`StrainMeasure::GreenStrain`] | Green strain E | rest area × squared Frobenius norm | N·s/m |
 //! | [`StrainMeasure::DihedralAngle`] | bending angle θ | square (difference wrapped to [−π, π]) | N·m·s |
 //!
+//! **What it books as dissipated.** A kick's own change of kinetic energy is not the energy the
+//! damper takes out: asynchronous clocks give every vertex a saw-tooth velocity (each force's
+//! impulse arrives in one lump per period), a damping tick takes part of the saw-tooth's energy,
+//! and the next elastic kicks put it back; booked kick by kick, `dissipated` counted that
+//! exchange too and grew far beyond the energy the trajectory lost. The damper books instead
+//! b·‖Δs‖²/T at the end of each window of duration T (by default one period; the AVI engine
+//! makes it twice the longest period of the elastic clocks on the damper's vertices, so
+//! that it spans several teeth of the saw-tooth), Δs the strain
+//! change over the window: a quadrature of the dissipation ∫ b ṡ² dt over the averaged strain
+//! path, never negative, so `dissipated` never decreases.
+//!
 //! The geometry (length, Green strain, angle and their gradients) is that of [`Spring`],
 //! [`Membrane`] and [`Hinge`]; nothing is re-derived here.
 
@@ -49,14 +60,28 @@ pub struct Damping {
     reference: [Real; 3],
     /// Clock period h, s (NaN until [`Potential::bind_period`]).
     period: Real,
+    /// The ledger's window ([`Potential::bind_ledger_window`]): the strain at its start, its
+    /// length in ticks of this clock, and the ticks of the current window so far.
+    window_start: [Real; 3],
+    window_ticks: u32,
+    window_ticks_done: u32,
 }
 
 impl Damping {
     /// Damping of `measure` with coefficient `coefficient` (b ≥ 0), its reference strain taken at
     /// the initial stencil positions `x`. Call [`Potential::bind_period`] before evaluating it.
     pub fn new(measure: StrainMeasure, coefficient: Real, x: &[Vec3]) -> Self {
-        let mut damping = Damping { measure, coefficient, reference: [0.0; 3], period: Real::NAN };
+        let mut damping = Damping {
+            measure,
+            coefficient,
+            reference: [0.0; 3],
+            period: Real::NAN,
+            window_start: [0.0; 3],
+            window_ticks: 1,
+            window_ticks_done: 0,
+        };
         damping.reference = damping.strain(x);
+        damping.window_start = damping.reference;
         damping
     }
 
@@ -226,8 +251,31 @@ impl Potential for Damping {
         self.period = period;
     }
 
-    fn end_tick(&mut self, x: &[Vec3]) {
+    fn end_tick(&mut self, x: &[Vec3]) -> Real {
         self.reference = self.strain(x);
+        self.window_ticks_done += 1;
+        if self.window_ticks_done < self.window_ticks {
+            return 0.0;
+        }
+        let duration = self.period * self.window_ticks_done as Real;
+        let (now, start) = (&self.reference, &self.window_start);
+        let squared = match &self.measure {
+            StrainMeasure::Length(_) => (now[0] - start[0]).powi(2),
+            StrainMeasure::GreenStrain(m) => {
+                let (d00, d01, d11) = (now[0] - start[0], now[1] - start[1], now[2] - start[2]);
+                m.rest_area() * (d00 * d00 + 2.0 * d01 * d01 + d11 * d11)
+            }
+            StrainMeasure::DihedralAngle(_) => wrap_angle(now[0] - start[0]).powi(2),
+        };
+        self.window_start = self.reference;
+        self.window_ticks_done = 0;
+        self.coefficient * squared / duration
+    }
+
+    fn bind_ledger_window(&mut self, window: Real) {
+        let ticks = (window / self.period).ceil();
+        // a window shorter than one period, or not a number: one period
+        self.window_ticks = if ticks >= 1.0 { ticks.min(u32::MAX as Real) as u32 } else { 1 };
     }
 }
 
@@ -291,6 +339,26 @@ mod tests {
             let step = d.stable_step(&x[..n], &masses[..n]).unwrap();
             assert!((step - expected).abs() < 1e-9 * expected, "{}: {step} vs {expected}", d.kind());
         }
+    }
+
+    #[test]
+    fn the_ledger_window_books_b_times_the_squared_strain_change_over_its_duration() {
+        // a spring damper of b = 2 on a clock of 0.1 s, windows of 3 ticks (0.25 s rounds up)
+        let x = [Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0)];
+        let mut d = Damping::new(StrainMeasure::Length(Spring::new(VertexId(0), VertexId(1), 1.0, 0.0, 1.0)), 2.0, &x);
+        d.bind_period(0.1);
+        d.bind_ledger_window(0.25);
+        let at = |l: Real| [Vec3::zeros(), Vec3::new(l, 0.0, 0.0)];
+        // the length goes 1 → 1.3 → 0.9 → 1.2: only the window's end books, from its net change
+        assert_eq!(d.end_tick(&at(1.3)), 0.0);
+        assert_eq!(d.end_tick(&at(0.9)), 0.0);
+        let booked = d.end_tick(&at(1.2));
+        assert!((booked - 2.0 * 0.2f64.powi(2) / 0.3).abs() < 1e-12, "{booked}");
+        // the next window starts where this one ended; shrinking books a positive amount too
+        d.end_tick(&at(1.1));
+        d.end_tick(&at(1.0));
+        let booked = d.end_tick(&at(0.7));
+        assert!((booked - 2.0 * 0.5f64.powi(2) / 0.3).abs() < 1e-12, "{booked}");
     }
 
     #[test]

@@ -117,8 +117,19 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     fn bind_period(&mut self, _period: Real) {}
 
     /// Called after every kick with the positions the kick used: dissipative potentials remember
-    /// them as the previous positions of their own clock (the Verlet identity, ACM §6).
-    fn end_tick(&mut self, _x: &[Vec3]) {}
+    /// them as the previous positions of their own clock (the Verlet identity, ACM §6). Returns
+    /// the energy the potential books as dissipated at this tick (0 for conservative potentials;
+    /// see [`Potential::bind_ledger_window`]).
+    fn end_tick(&mut self, _x: &[Vec3]) -> Real {
+        0.0
+    }
+
+    /// Tells a dissipative potential the window over which it averages its strain rate to book
+    /// what it dissipates: at the end of each window of duration T it returns b·|Δs|²/T from
+    /// [`Potential::end_tick`], Δs the strain change over the window (a quadrature of the
+    /// dissipation ∫ b ṡ² dt, non-negative by construction). Without a call the window is one
+    /// period.
+    fn bind_ledger_window(&mut self, _window: Real) {}
 }
 
 /// Spectral radius of M^{-1/2} H M^{-1/2} for a vertex-major Hessian and per-vertex masses
