@@ -14,7 +14,7 @@ use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
-use crate::potential::{assemble_gradient, Potential};
+use crate::potential::{assemble_energy, assemble_gradient, Potential};
 use crate::stats::Counters;
 
 /// The integrators of the synchronous backend.
@@ -313,7 +313,7 @@ impl SyncEngine {
 
     /// The energy ledger so far: what damping and IPC's lagged friction took out (2·D at the end
     /// of each step), and the work scripted vertices did against the conservative potentials
-    /// (the trapezoid rule over each step; the contact barrier's share is not counted).
+    /// and the IPC barriers (the trapezoid rule over each step).
     pub fn ledger(&self) -> Ledger {
         Ledger { dissipated: self.dissipated, external_work: self.external_work }
     }
@@ -355,11 +355,35 @@ impl SyncEngine {
         phi.newton_system(&target)
     }
 
-    /// ∇V at `x` of the conservative potentials (contact left out).
+    /// The work the scripted vertices `moving` did over the step that took them from their
+    /// positions in `x_before` to those in `self.x`: the trapezoid rule for ∫ ∇V·dx along each
+    /// path, V the conservative potentials and the IPC barriers active at either end. Exact for
+    /// potentials linear along the step; a barrier that switches on and off within one step (a
+    /// bounce resolved inside the implicit solve) is seen at the step's ends only.
+    fn scripted_work(&self, x_before: &[Vec3], moving: &[usize]) -> Real {
+        let (g_before, g_after) = (self.conservative_gradient(x_before), self.conservative_gradient(&self.x));
+        moving.iter().map(|&i| (g_before[i] + g_after[i]).dot(&(self.x[i] - x_before[i])) * 0.5).fold(0.0, |sum, w| sum + w)
+    }
+
+    /// ∇V at `x` of the conservative potentials, the IPC barriers active at `x` included.
     fn conservative_gradient(&self, x: &[Vec3]) -> Vec<Vec3> {
         let mut g = vec![Vec3::zeros(); x.len()];
         assemble_gradient(self.potentials.iter().filter(|p| !p.is_dissipative()).map(|p| p.as_ref()), x, &mut g);
+        if let Some(c) = &self.contact {
+            let barriers = c.active_barriers(x);
+            let mut contact = vec![Vec3::zeros(); x.len()];
+            assemble_gradient(barriers.iter().map(|p| p.as_ref()), x, &mut contact);
+            for (g, c) in g.iter_mut().zip(contact) {
+                *g += c;
+            }
+        }
         g
+    }
+
+    /// The energy of the IPC barriers active at `x` (0 without contact): part of `potential` in
+    /// `stats.csv`, as the AVI's penalty layers are.
+    fn barrier_energy(&self, x: &[Vec3]) -> Real {
+        self.contact.as_ref().map_or(0.0, |c| assemble_energy(c.active_barriers(x).iter().map(|p| p.as_ref()), x))
     }
 
     /// α of the last A-1 / A-search step.
@@ -411,7 +435,7 @@ impl SyncEngine {
         // scripted vertices that move this step do work on the system (crate::ledger)
         let moving: Vec<usize> =
             (0..self.x.len()).filter(|&i| self.free[i].is_none() && prescribed[i] != self.x[i]).collect();
-        let before = (!moving.is_empty()).then(|| (self.x.clone(), self.conservative_gradient(&self.x)));
+        let before = (!moving.is_empty()).then(|| self.x.clone());
         let report = self
             .integrator
             .step(Step {
@@ -432,13 +456,8 @@ impl SyncEngine {
         self.potentials.truncate(base);
         self.steps += 1;
         self.dissipated += report.dissipated;
-        if let Some((x_before, g_before)) = before {
-            // the trapezoid rule for ∫ ∇V·dx along each path over the step
-            let g_after = self.conservative_gradient(&self.x);
-            self.external_work += moving
-                .iter()
-                .map(|&i| (g_before[i] + g_after[i]).dot(&(self.x[i] - x_before[i])) * 0.5)
-                .fold(0.0, |sum, w| sum + w);
+        if let Some(x_before) = before {
+            self.external_work += self.scripted_work(&x_before, &moving);
         }
         self.newton_iterations += report.newton_iterations as u64;
         self.linear_solve_seconds += report.linear_solve_seconds;
@@ -465,7 +484,8 @@ impl SyncEngine {
         let t = self.steps as Real * self.parameters.timestep;
         self.snapshot.clone_from(&self.x);
         self.counters.count(self.frame_slot);
-        let stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
+        let mut stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
+        stats.potential += self.barrier_energy(&self.snapshot);
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t });
         }
