@@ -1146,3 +1146,43 @@ fn quiet_prints_nothing_and_the_progress_interval_is_checked() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("--progress-interval"), "{bad}");
     }
 }
+
+#[test]
+fn overflowing_speeds_radii_and_newton_tolerances_are_refused_with_their_keys() {
+    let particle = |extra: &str| {
+        format!(
+            "[simulation]\nduration = 0.1\n[[body]]\nname = \"p\"\nkind = \"particles\"\nmass = 1.0\n\
+             positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]\n{extra}\n"
+        )
+    };
+    // a kinetic energy beyond f64 was found only at frame 0, as a divergence (exit 1)
+    let e = refuses(&particle("radius = 0.1\nvelocity = [1e308, 0.0, 0.0]"), &[], "body[0] \"p\".velocity");
+    assert!(e.contains("beyond f64") && e.contains("1e308 m/s"), "{e}");
+    let e = refuses(&particle("radius = 0.1\nangular_velocity = [0.0, 0.0, 1e300]"), &[], "body[0] \"p\".velocity");
+    assert!(e.contains("angular_velocity"), "{e}");
+    let e = refuses(&particle("radius = 1e300"), &[], "body[0] \"p\".radius");
+    assert!(e.contains("1e300 m is outside") && e.contains("1e50 m"), "{e}");
+    let e = refuses(&sync_contact("newton_tolerance = 1e308"), &[], "sync.newton_tolerance");
+    assert!(e.contains("more than the whole scene"), "{e}");
+    // physical values still run
+    let (_dir, path) = scene_dir(&particle("radius = 0.1\nvelocity = [1e3, 0.0, 0.0]"), &[]);
+    let o = avicontact(&["info", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn stats_csv_prints_huge_and_tiny_numbers_with_an_exponent_and_exactly() {
+    // a particle at 1e100 m/s (speeds whose kinetic energy overflows are refused): its kinetic
+    // energy of 5e199 J is printed as such, not as 200 digits
+    let text = "[simulation]\nduration = 0.05\n[[body]]\nname = \"p\"\nkind = \"particles\"\nmass = 1.0\n\
+                radius = 0.1\npositions = [[0.0, 0.0, 0.0]]\nvelocity = [1e100, 0.0, 0.0]\n";
+    let (dir, path) = scene_dir(text, &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--insist"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
+    let row: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[1], "5e199", "kinetic: {stats}");
+    assert_eq!(row[6].parse::<f64>().unwrap(), 1e100, "momentum_x read back exactly");
+    assert!(stats.lines().all(|l| l.len() < 400), "{stats}");
+}

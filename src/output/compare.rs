@@ -1,6 +1,7 @@
 //! `comparison.csv`: one row per run of `avicontact compare`.
 
 use super::{io_at, OutputError};
+use crate::math::Compact;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -37,7 +38,14 @@ pub fn write_comparison(dir: &Path, rows: &[ComparisonRow]) -> Result<(), Output
         let _ = writeln!(
             text,
             "{},{},{},{},{},{},{},{}",
-            r.run, r.initial_energy, r.final_relative, r.min_relative, r.max_relative, r.wall_seconds, r.steps, newton
+            r.run,
+            Compact(r.initial_energy),
+            Compact(r.final_relative),
+            Compact(r.min_relative),
+            Compact(r.max_relative),
+            Compact(r.wall_seconds),
+            r.steps,
+            newton
         );
     }
     let path = dir.join("comparison.csv");

@@ -1,6 +1,7 @@
 //! Frame files and `stats.csv`, written by an [`Observer`].
 
 use super::{io_at, write_atomically, OutputError};
+use crate::math::Compact;
 use crate::model::{BodyKind, Model};
 use crate::observe::{Frame, Observer, ObserverError};
 use std::fs::{self, File};
@@ -80,13 +81,13 @@ impl FrameWriter {
             match &body.kind {
                 BodyKind::Particles { radius } => {
                     for x in xs {
-                        csv.push_str(&format!("{},{},{},{}\n", x.x, x.y, x.z, radius));
+                        csv.push_str(&format!("{},{},{},{}\n", Compact(x.x), Compact(x.y), Compact(x.z), Compact(*radius)));
                     }
                 }
                 kind => {
                     obj.push_str(&format!("o {}\n", body.name));
                     for x in xs {
-                        obj.push_str(&format!("v {} {} {}\n", x.x, x.y, x.z));
+                        obj.push_str(&format!("v {} {} {}\n", Compact(x.x), Compact(x.y), Compact(x.z)));
                     }
                     for t in kind.triangles() {
                         obj.push_str(&format!(
@@ -120,18 +121,18 @@ impl FrameWriter {
         writeln!(
             self.stats,
             "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            frame.time.seconds(),
-            s.kinetic,
-            s.potential,
-            s.total(),
-            s.dissipated,
-            s.external_work,
-            p.x,
-            p.y,
-            p.z,
-            l.x,
-            l.y,
-            l.z,
+            Compact(frame.time.seconds()),
+            Compact(s.kinetic),
+            Compact(s.potential),
+            Compact(s.total()),
+            Compact(s.dissipated),
+            Compact(s.external_work),
+            Compact(p.x),
+            Compact(p.y),
+            Compact(p.z),
+            Compact(l.x),
+            Compact(l.y),
+            Compact(l.z),
             s.events
         )
         .and_then(|_| self.stats.flush())
@@ -147,7 +148,7 @@ impl FrameWriter {
             writeln!(
                 file,
                 "{},{},{},{},{},{}",
-                frame.time.seconds(),
+                Compact(frame.time.seconds()),
                 c.pairs,
                 c.layers,
                 c.kdop_records,

@@ -88,6 +88,24 @@ pub(super) fn build(
             ));
         }
     }
+    if let Some(tolerance) = raw.sync.as_ref().and_then(|s| s.newton_tolerance) {
+        let across = scene_size(&model);
+        let step = tolerance * sync.timestep;
+        if step >= across && across > 0.0 {
+            return Err(ctx.err(
+                "sync.newton_tolerance",
+                format!(
+                    "Newton stops once its step is below newton_tolerance · timestep = {} m, more than the whole \
+                     scene ({} m across): every solve would stop after one iteration, unconverged; give a \
+                     tolerance well below {} m/s (default {} m/s)",
+                    Compact::rounded(step, 4),
+                    Compact::rounded(across, 4),
+                    Compact::rounded(across / sync.timestep, 4),
+                    Compact(crate::sync::NewtonParameters::default().tolerance)
+                ),
+            ));
+        }
+    }
     let contact_violation = raw.contact.as_ref().and_then(|c| {
         let thickness = c.thickness.unwrap_or(0.01);
         // No guarantee can hold from a start inside the layers (or intersecting): the AVI

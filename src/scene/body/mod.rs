@@ -315,6 +315,7 @@ pub(super) fn build_body(
     let spin = ctx.finite_vec(place, "angular_velocity", motion.angular_velocity)?;
     let Geometry { kind, positions, masses, mut velocities } = spec.geometry(ctx, place, base)?;
     add_initial_velocities(ctx, place, (&positions, &masses), velocity, spin, motion.velocities, &mut velocities)?;
+    refuse_overflowing_motion(ctx, place, &positions, &masses, &velocities)?;
     let is_obstacle = matches!(kind, BodyKind::Obstacle { .. });
     let mut new_body = Body::new(body.name.clone(), kind);
     if let Some(slack) = spec.inextensible() {
@@ -359,6 +360,36 @@ pub(super) fn build_body(
     }
     let placed = Placed { kind: &model.bodies[body_id].kind, positions: &positions, first, common_period };
     spec.potentials(ctx, place, &placed, forces)
+}
+
+/// Refuses initial velocities so large that the body's kinetic energy, momentum or angular
+/// momentum overflows f64: the first frame could not be measured (the run would stop at t = 0 as
+/// diverged, exit 1, instead of naming the key).
+fn refuse_overflowing_motion(
+    ctx: &Ctx,
+    place: &str,
+    positions: &[Vec3],
+    masses: &[Real],
+    velocities: &[Vec3],
+) -> Result<(), SceneError> {
+    let (mut kinetic, mut momentum, mut angular) = (0.0, Vec3::zeros(), Vec3::zeros());
+    for ((x, m), v) in positions.iter().zip(masses).zip(velocities).filter(|((_, m), _)| m.is_finite()) {
+        kinetic += 0.5 * m * v.norm_squared();
+        momentum += v * *m;
+        angular += x.cross(&(v * *m));
+    }
+    if kinetic.is_finite() && momentum.iter().chain(angular.iter()).all(|c| c.is_finite()) {
+        return Ok(());
+    }
+    let fastest = velocities.iter().map(|v| v.amax()).fold(0.0, Real::max);
+    Err(ctx.err(
+        format!("{place}.velocity"),
+        format!(
+            "the initial motion (velocity, angular_velocity and velocities together; largest velocity component {} m/s) gives \
+             the body a kinetic energy or momentum beyond f64; give physical speeds in m/s",
+            Compact::rounded(fastest, 4)
+        ),
+    ))
 }
 
 /// Initial velocities: translation plus rigid spin about the centre of mass (of the vertices

@@ -61,6 +61,19 @@ impl BodySpec for ParticlesBody {
 
     fn geometry(&self, ctx: &Ctx, place: &str, _base: &Path) -> Result<Geometry, SceneError> {
         let radius = ctx.positive(place, "radius", self.radius, "give the particle radius in metres")?;
+        let (lo, hi) = super::mesh::SIZE_RANGE;
+        if !(lo..=hi).contains(&radius) {
+            return Err(ctx.err(
+                format!("{place}.radius"),
+                format!(
+                    "{} m is outside the sizes a body may have ({} m to {} m: contact distances are radius sums, \
+                     and their squares must neither underflow nor overflow f64); give the radius in metres",
+                    Compact(radius),
+                    Compact(lo),
+                    Compact(hi)
+                ),
+            ));
+        }
         let m = ctx.positive(place, "mass", self.mass, "give the mass of each particle in kg")?;
         let (points, velocities) = self.points(ctx, place)?;
         let n = points.len();
