@@ -15,7 +15,8 @@
 //! Bodies take distinct colours ([`shade::PALETTE`], in file order). A body that does not move in
 //! any frame while something else does is an obstacle (held or static: the frames do not record
 //! kinds) and is drawn in muted grey; one that encloses a moving body (a box of particles) is cut
-//! away: its faces turned towards the camera are left out, so what is inside shows.
+//! away: its faces turned towards the camera are left out, so what is inside shows; and a flat one
+//! (a wall) with everything that moves behind it, seen from the camera, is left out.
 //!
 //! The camera is orthographic, looks along a [`View`] (azimuth and elevation, z up) and is fitted
 //! once to every frame, so it does not move during the animation: to everything that moves, and
@@ -272,6 +273,8 @@ enum Role {
     Body(Rgb),
     /// A body that does not move, muted; `cutaway` is its centre when it encloses a moving body.
     Obstacle { cutaway: Option<Vec3> },
+    /// A flat obstacle (a wall) between the camera and what moves: left out.
+    Hidden,
 }
 
 /// What the first pass over every frame found: the extent the camera is fitted to, each body's
@@ -348,6 +351,9 @@ impl Survey {
                 if is_obstacle(b) {
                     let (lo, hi) = bounds(&m0.positions[vertex_range(&m0, b)]);
                     let solid = (hi - lo).min() > 1e-6 * (hi - lo).max();
+                    if !solid && hides(&m0, b, &moving_centres, &basis) {
+                        return Role::Hidden;
+                    }
                     let encloses = moving_centres.iter().any(|c| (0..3).all(|k| lo[k] < c[k] && c[k] < hi[k]));
                     Role::Obstacle { cutaway: (solid && encloses).then(|| 0.5 * (lo + hi)) }
                 } else {
@@ -391,6 +397,7 @@ impl Survey {
             let base = match role {
                 Role::Body(c) => *c,
                 Role::Obstacle { .. } => OBSTACLE,
+                Role::Hidden => continue,
             };
             for t in &mesh.triangles[triangle_range(mesh, b)] {
                 let corners = t.map(|i| mesh.positions[i]);
@@ -459,6 +466,21 @@ fn prism(a: Vec3, b: Vec3, radius: Real, basis: &camera::Basis, mut side: impl F
         side([a + u, b + u, b + v]);
         side([a + u, b + v, a + v]);
     }
+}
+
+/// Whether the flat body `b` of `mesh` (a wall) stands between the camera and every centre in
+/// `centres`: each lies behind its plane, seen from the camera.
+fn hides(mesh: &FrameMesh, b: usize, centres: &[Vec3], basis: &camera::Basis) -> bool {
+    let Some(t) = mesh.triangles[triangle_range(mesh, b)].iter().find(|t| {
+        let [a, bb, c] = t.map(|i| mesh.positions[i]);
+        (bb - a).cross(&(c - a)).norm() > 0.0
+    }) else {
+        return false;
+    };
+    let [a, bb, c] = t.map(|i| mesh.positions[i]);
+    let n = (bb - a).cross(&(c - a));
+    let towards_camera = if n.dot(&basis.toward) < 0.0 { -n } else { n };
+    !centres.is_empty() && centres.iter().all(|p| (p - a).dot(&towards_camera) < 0.0)
 }
 
 /// The vertices of body `b` of `mesh`.
@@ -587,13 +609,19 @@ mod tests {
             fs::write(f, text).unwrap();
         }
         let list = list_frames(dir.path()).unwrap();
-        let survey = Survey::of(&list, &RenderOptions::default()).unwrap();
+        // seen from −x: the wall at x = 3 is behind everything
+        let from_minus_x =
+            RenderOptions { view: View { azimuth_deg: 180.0, elevation_deg: 25.0 }, ..RenderOptions::default() };
+        let survey = Survey::of(&list, &from_minus_x).unwrap();
         assert_eq!(survey.roles[0], Role::Body(body_colour(0)));
         assert_eq!(survey.roles[1], Role::Obstacle { cutaway: None });
         assert!(
             matches!(survey.roles[2], Role::Obstacle { cutaway: Some(c) } if (c - Vec3::new(0.5, 0.5, 1.0)).norm() < 1e-12)
         );
         assert_eq!(survey.particle_colour, body_colour(1));
+        // seen from +x, the wall at x = 3 stands in front of the sheet and the particle
+        let from_x = RenderOptions { view: View { azimuth_deg: 0.0, elevation_deg: 10.0 }, ..RenderOptions::default() };
+        assert_eq!(Survey::of(&list, &from_x).unwrap().roles[1], Role::Hidden);
     }
 
     #[test]
