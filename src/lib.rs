@@ -25,7 +25,7 @@
 //! | L4 | [`avi`] | the event loop: pop → drift → kick → push; the contact manager (layers and certificates) |
 //! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
 //! | L5 | [`simulation`] | the [`Simulation`] facade over any backend |
-//! | L6 | [`scene`], [`output`] | scene files and built-in scenes; output files and plots |
+//! | L6 | [`scene`], [`output`], [`render`] | scene files and built-in scenes; output files and plots; pictures of a run's frames (PNG and GIF) |
 //!
 //! ## FAQ
 //! * **Where is contact?** `[contact]` in a scene switches on discrete penalty layers with
@@ -56,6 +56,7 @@ pub mod model;
 pub mod observe;
 pub mod output;
 pub mod potential;
+pub mod render;
 pub mod scene;
 pub mod simulation;
 pub mod stats;

@@ -1,5 +1,5 @@
 //! The `avicontact` command line (layer L7 of `docs/design.md`): the clap definition of `run`,
-//! `info`, `plot`, `check` and `compare`, each carried out in `cli/`, one file per command.
+//! `info`, `plot`, `check`, `compare` and `render`, each carried out in `cli/`, one file per command.
 //!
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
 //! (nothing is written), 130 (Ctrl-C) or 143 (SIGTERM) when `run` or `compare` was interrupted
@@ -8,6 +8,7 @@
 mod cli;
 
 use avicontact::backend::BackendKind;
+use avicontact::render::{RenderOptions, View};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -102,6 +103,25 @@ enum Command {
         /// A run's output directory.
         dir: PathBuf,
     },
+    /// Draw the frames of a run as PNG images and an animated GIF (DIR/render/frame_NNNNN.png and
+    /// DIR/render/animation.gif): shaded triangles, bodies in distinct colours, obstacles in grey,
+    /// particles as discs, the camera fitted to every frame. Pure Rust, no system fonts.
+    Render {
+        /// A run's output directory.
+        dir: PathBuf,
+        /// Directory for the images (created if missing; earlier frame_*.png there are removed).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Where the camera looks from, degrees: azimuth about +z from +x, elevation above the xy plane.
+        #[arg(long, value_name = "AZIMUTH,ELEVATION", default_value = "-60,25", allow_hyphen_values = true, value_parser = cli::render::parse_view)]
+        view: View,
+        /// Image size, pixels.
+        #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "640x480", value_parser = cli::render::parse_size)]
+        size: (u32, u32),
+        /// Draw every N-th frame (the first always), for a shorter animation.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        every: u64,
+    },
 }
 
 /// `--backend`: the names of [`BackendKind::NAMES`].
@@ -143,6 +163,11 @@ fn main() -> ExitCode {
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),
         Command::Scenes => cli::scenes::scenes(),
+        Command::Render { dir, out, view, size, every } => cli::render::render(
+            &dir,
+            out.as_deref(),
+            &RenderOptions { view, width: size.0, height: size.1, every: usize::try_from(every).unwrap_or(usize::MAX) },
+        ),
     }
 }
 

@@ -1185,4 +1185,87 @@ fn stats_csv_prints_huge_and_tiny_numbers_with_an_exponent_and_exactly() {
     assert_eq!(row[1], "5e199", "kinetic: {stats}");
     assert_eq!(row[6].parse::<f64>().unwrap(), 1e100, "momentum_x read back exactly");
     assert!(stats.lines().all(|l| l.len() < 400), "{stats}");
+
+fn render_draws_a_run_s_frames_as_png_and_gif_with_the_body_where_it_projects() {
+    use avicontact::render::encode::decode_png;
+    use avicontact::render::{fit_camera, RenderOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tmp");
+    let o = avicontact(&["run", "hanging-cloth", "--duration", "0.1", "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = avicontact(&["render", out.to_str().unwrap(), "--size", "160x120"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let frames = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
+    let render = out.join("render");
+
+    // a PNG per frame, of the size asked for
+    let pngs: Vec<PathBuf> = (0..frames).map(|k| render.join(format!("frame_{k:05}.png"))).collect();
+    let first = decode_png(&fs::read(&pngs[0]).unwrap()).unwrap();
+    assert_eq!((first.width, first.height), (160, 120));
+    for png in &pngs[1..] {
+        assert!(decode_png(&fs::read(png).unwrap()).is_ok(), "{}", png.display());
+    }
+    // the cloth's pixels where its geometry projects: the centroid of a triangle mid-cloth, at the
+    // first frame, with the camera render fits to the run
+    let options = RenderOptions { width: 160, height: 120, ..RenderOptions::default() };
+    let camera = fit_camera(&out, &options).unwrap();
+    let obj = fs::read_to_string(out.join("frames/frame_00000.obj")).unwrap();
+    let vertices: Vec<[f64; 3]> = obj
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let c: Vec<f64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    let faces: Vec<Vec<usize>> = obj
+        .lines()
+        .filter_map(|l| l.strip_prefix("f "))
+        .map(|l| l.split(' ').map(|x| x.parse::<usize>().unwrap() - 1).collect())
+        .collect();
+    let face = &faces[faces.len() / 2];
+    let centroid = avicontact::math::Vec3::from_fn(|k, _| face.iter().map(|&v| vertices[v][k]).sum::<f64>() / 3.0);
+    let p = camera.project(&centroid);
+    let pixel = first.pixel(p.x as u32, p.y as u32).unwrap();
+    assert_ne!(pixel, first.pixel(0, 0).unwrap(), "not the background");
+    assert!(pixel[2] > pixel[0], "the first body's colour is a blue: {pixel:?}");
+
+    // the animation: every frame, decodable
+    let gif = fs::read(render.join("animation.gif")).unwrap();
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options.read_info(&gif[..]).unwrap();
+    let mut gif_frames = 0;
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!((frame.width, frame.height), (160, 120));
+        gif_frames += 1;
+    }
+    assert_eq!(gif_frames, frames);
+
+    // deterministic: a second rendering writes the same bytes
+    let again = dir.path().join("again");
+    let o = avicontact(&["render", out.to_str().unwrap(), "--size", "160x120", "--out", again.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read(again.join("animation.gif")).unwrap(), gif);
+    assert_eq!(fs::read(again.join("frame_00000.png")).unwrap(), fs::read(&pngs[0]).unwrap());
+}
+
+#[test]
+fn render_refuses_a_missing_run_or_a_bad_option_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-run");
+    let o = avicontact(&["render", missing.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no-run") && stderr.contains("no such directory"), "{stderr}");
+    let o = avicontact(&["render", dir.path().to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("avicontact run SCENE"), "{stderr}");
+    for (option, value) in [("--view", "-60"), ("--size", "8x8"), ("--every", "0")] {
+        let o = avicontact(&["render", dir.path().to_str().unwrap(), option, value]);
+        assert_eq!(o.status.code(), Some(2), "{option} {value}");
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+    }
+    assert!(!dir.path().join("render").exists(), "nothing written for bad input");
 }

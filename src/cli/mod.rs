@@ -8,6 +8,7 @@ pub mod check;
 pub mod compare;
 pub mod info;
 pub mod plot;
+pub mod render;
 pub mod run;
 pub mod scenes;
 

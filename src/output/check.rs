@@ -6,6 +6,7 @@
 //! every pair of particles (centre distance below the sum of radii, in floating point). A
 //! triangle whose corners are collinear in a frame is reported as degenerate.
 
+use super::read::{frame_files, parse_particles, read_text, read_whole, FrameMesh, FrameReadError};
 use crate::geometry::intersect::{drop_axis, intersect_triangle_triangle, orient2d};
 use crate::math::Vec3;
 use std::fmt;
@@ -93,6 +94,12 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
+impl From<FrameReadError> for CheckError {
+    fn from(e: FrameReadError) -> Self {
+        CheckError { path: e.path, message: e.message }
+    }
+}
+
 /// Checks every frame under `dir/frames` and `dir/particles`.
 pub fn check_run(dir: &Path) -> Result<CheckReport, CheckError> {
     let mut report = CheckReport::default();
@@ -164,7 +171,7 @@ fn check_frame_count(dir: &Path, frames: &[PathBuf], particles: &[PathBuf]) -> R
     if !stats.is_file() {
         return Ok(());
     }
-    let rows = read(&stats)?.lines().skip(1).filter(|l| !l.trim().is_empty()).count();
+    let rows = read_text(&stats)?.lines().skip(1).filter(|l| !l.trim().is_empty()).count();
     for (files, what) in [(frames, "frames/frame_*.obj"), (particles, "particles/frame_*.csv")] {
         if !files.is_empty() && files.len() != rows {
             return Err(CheckError {
@@ -180,90 +187,12 @@ fn check_frame_count(dir: &Path, frames: &[PathBuf], particles: &[PathBuf]) -> R
     Ok(())
 }
 
-/// A frame file's text; one that does not end with a newline was cut short while being written.
-fn read_whole(path: &Path) -> Result<String, CheckError> {
-    let text = read(path)?;
-    if !text.is_empty() && !text.ends_with('\n') {
-        return Err(CheckError {
-            path: path.to_path_buf(),
-            message: "the file ends mid-line: it was cut short while being written; run the scene again".into(),
-        });
-    }
-    if text.trim().is_empty() {
-        return Err(CheckError {
-            path: path.to_path_buf(),
-            message: "the file is empty: it was cut short while being written; run the scene again".into(),
-        });
-    }
-    Ok(text)
-}
-
-fn read(path: &Path) -> Result<String, CheckError> {
-    std::fs::read_to_string(path).map_err(|e| CheckError { path: path.to_path_buf(), message: e.to_string() })
-}
-
-fn frame_files(dir: &Path, sub: &str, ext: &str) -> Result<Vec<PathBuf>, CheckError> {
-    let d = dir.join(sub);
-    if !d.is_dir() {
-        return Ok(Vec::new());
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
-        .map_err(|e| CheckError { path: d.clone(), message: e.to_string() })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == ext)
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("frame_"))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-/// The triangles of one frame file, with the body each belongs to.
-struct FrameMesh {
-    positions: Vec<Vec3>,
-    triangles: Vec<[usize; 3]>,
-    /// (body name, index of its first triangle) in file order.
-    bodies: Vec<(String, usize)>,
-}
-
+/// The checks on a frame's triangles (the reader is `output::read`, shared with `render`).
 impl FrameMesh {
-    fn parse(text: &str) -> Result<Self, String> {
-        let mut m = FrameMesh { positions: Vec::new(), triangles: Vec::new(), bodies: Vec::new() };
-        for (k, line) in text.lines().enumerate() {
-            let mut w = line.split_whitespace();
-            let bad = |what: &str| format!("line {}: {what}", k + 1);
-            match w.next() {
-                Some("o") => m.bodies.push((w.collect::<Vec<_>>().join(" "), m.triangles.len())),
-                Some("v") => {
-                    let c: Vec<f64> =
-                        w.map(|x| x.parse().map_err(|_| bad("not a number"))).collect::<Result<_, _>>()?;
-                    if c.len() != 3 || c.iter().any(|x: &f64| !x.is_finite()) {
-                        return Err(bad("a vertex needs three finite coordinates"));
-                    }
-                    m.positions.push(Vec3::new(c[0], c[1], c[2]));
-                }
-                Some("f") => {
-                    let i: Vec<usize> =
-                        w.map(|x| x.parse().map_err(|_| bad("not a vertex index"))).collect::<Result<_, _>>()?;
-                    if i.len() != 3 || i.iter().any(|&i| i == 0 || i > m.positions.len()) {
-                        return Err(bad("a face needs three existing vertex indices"));
-                    }
-                    m.triangles.push([i[0] - 1, i[1] - 1, i[2] - 1]);
-                }
-                _ => {}
-            }
-        }
-        if m.bodies.is_empty() {
-            m.bodies.push(("mesh".into(), 0));
-        }
-        Ok(m)
-    }
-
     /// (body name, index within the body) of triangle `t`.
     fn name(&self, t: usize) -> (String, usize) {
-        let (name, first) = self.bodies.iter().rev().find(|(_, first)| *first <= t).unwrap_or(&self.bodies[0]);
-        (name.clone(), t - first)
+        let body = self.bodies.iter().rev().find(|b| b.first_triangle <= t).unwrap_or(&self.bodies[0]);
+        (body.name.clone(), t - body.first_triangle)
     }
 
     fn corners(&self, t: usize) -> [&Vec3; 3] {
@@ -300,24 +229,6 @@ impl FrameMesh {
             }
         }
     }
-}
-
-fn parse_particles(text: &str) -> Result<Vec<(Vec3, f64)>, String> {
-    text.lines()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(k, l)| {
-            let c: Vec<f64> = l
-                .split(',')
-                .map(|x| x.trim().parse().map_err(|_| format!("line {}: not a number", k + 1)))
-                .collect::<Result<_, _>>()?;
-            if c.len() != 4 || c.iter().any(|x| !x.is_finite()) {
-                return Err(format!("line {}: expected four finite numbers x,y,z,r", k + 1));
-            }
-            Ok((Vec3::new(c[0], c[1], c[2]), c[3]))
-        })
-        .collect()
 }
 
 fn check_particles(frame: &Path, spheres: &[(Vec3, f64)], findings: &mut Vec<Finding>) {

@@ -11,6 +11,7 @@ mod compare;
 mod frames;
 pub mod plot;
 mod progress;
+pub(crate) mod read;
 mod summary;
 
 pub use check::{check_run, CheckError, CheckReport, Finding};
@@ -58,6 +59,36 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), Outpu
     file.write_all(contents).map_err(io_at(path))?;
     file.persist(path).map_err(|e| OutputError { path: path.to_path_buf(), source: e.error })?;
     Ok(())
+}
+
+/// A file written atomically as it is streamed: into a buffered temporary file beside `path`,
+/// renamed over `path` by [`AtomicFile::commit`]. Dropped without a commit, it leaves `path` as it
+/// was (the temporary file is removed). For files too large to build in memory first.
+pub(crate) struct AtomicFile {
+    path: PathBuf,
+    writer: std::io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Starts the temporary file beside `path`.
+    pub(crate) fn create(path: &Path) -> Result<Self, OutputError> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let file = tempfile::NamedTempFile::new_in(dir).map_err(io_at(path))?;
+        Ok(AtomicFile { path: path.to_path_buf(), writer: std::io::BufWriter::new(file) })
+    }
+
+    /// Where the contents go until the commit.
+    pub(crate) fn writer(&mut self) -> &mut impl std::io::Write {
+        &mut self.writer
+    }
+
+    /// Flushes the contents and renames the temporary file over `path`.
+    pub(crate) fn commit(self) -> Result<(), OutputError> {
+        let path = self.path;
+        let file = self.writer.into_inner().map_err(|e| OutputError { path: path.clone(), source: e.into_error() })?;
+        file.persist(&path).map_err(|e| OutputError { path: path.clone(), source: e.error })?;
+        Ok(())
+    }
 }
 
 /// `dir`, or its nearest ancestor that exists (`.` for a relative path none of whose parts do).
