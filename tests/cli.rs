@@ -1185,7 +1185,9 @@ fn stats_csv_prints_huge_and_tiny_numbers_with_an_exponent_and_exactly() {
     assert_eq!(row[1], "5e199", "kinetic: {stats}");
     assert_eq!(row[6].parse::<f64>().unwrap(), 1e100, "momentum_x read back exactly");
     assert!(stats.lines().all(|l| l.len() < 400), "{stats}");
+}
 
+#[test]
 fn render_draws_a_run_s_frames_as_png_and_gif_with_the_body_where_it_projects() {
     use avicontact::render::encode::decode_png;
     use avicontact::render::{fit_camera, RenderOptions};
@@ -1268,4 +1270,36 @@ fn render_refuses_a_missing_run_or_a_bad_option_with_exit_2() {
         assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
     }
     assert!(!dir.path().join("render").exists(), "nothing written for bad input");
+}
+
+#[test]
+fn a_scene_that_cannot_fit_in_memory_is_refused_before_its_potentials_are_built() {
+    // the budget is the machine's available memory, or AVICONTACT_MEMORY_LIMIT: a 200 × 200
+    // sheet plans about 140 MB (3.5 KB per shell vertex)
+    let text = GOOD.replace("resolution = [5, 5]", "resolution = [200, 200]").replace("fixed = [20, 24]", "fixed = [0]");
+    let (dir, path) = scene_dir(&text, &[]);
+    let out = dir.path().join("out");
+    let run = |limit: &str| {
+        Command::new(env!("CARGO_BIN_EXE_avicontact"))
+            .args(["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+            .env("AVICONTACT_MEMORY_LIMIT", limit)
+            .output()
+            .unwrap()
+    };
+    let o = run("1e8");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("scene.toml: body[0] \"sheet\".mesh: 40000 vertices need about 140 MB"), "{stderr}");
+    assert!(stderr.contains("100 MB AVICONTACT_MEMORY_LIMIT = 1e8"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+    let o = run("lots");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a number of bytes"));
+    // within the budget it loads
+    let o = Command::new(env!("CARGO_BIN_EXE_avicontact"))
+        .args(["info", path.to_str().unwrap()])
+        .env("AVICONTACT_MEMORY_LIMIT", "1e9")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

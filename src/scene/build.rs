@@ -3,6 +3,7 @@
 
 use super::body::{self, ParsedBody};
 use super::context::{quoted_or, Ctx};
+use super::memory::MemoryPlan;
 use super::schema::{self, SceneFile};
 use super::{Backend, Scene, SceneError};
 use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant};
@@ -26,7 +27,9 @@ pub(super) fn build(
     base: &Path,
     name: String,
 ) -> Result<Scene, SceneError> {
-    let ctx = Ctx { file };
+    let memory = MemoryPlan::new(raw.contact.is_some())
+        .map_err(|message| SceneError { file: file.to_string(), place: None, message })?;
+    let ctx = Ctx { file, memory };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
     let Simulation { period_ladder, gravity, common_period } = check_simulation(&ctx, sim)?;

@@ -1,14 +1,18 @@
 //! The error context of a scene's build: the file a message names, and the range checks every
 //! value goes through, each with its message (what is wrong and what to do).
 
+use super::memory::MemoryPlan;
 use super::SceneError;
 use crate::force::PeriodChoice;
 use crate::math::{Compact, Real, Vec3};
 
-/// Error context: the file being built, for messages located by key path.
+/// Error context: the file being built, for messages located by key path, and the memory the
+/// build plans for.
 pub(super) struct Ctx<'a> {
     /// The scene file as messages name it (a path, or `built-in scene NAME`).
     pub file: &'a str,
+    /// The memory planned so far against the machine's ([`MemoryPlan`]).
+    pub memory: MemoryPlan,
 }
 
 impl Ctx<'_> {

@@ -314,6 +314,8 @@ pub(super) fn build_body(
     let velocity = ctx.finite_vec(place, "velocity", motion.velocity)?;
     let spin = ctx.finite_vec(place, "angular_velocity", motion.angular_velocity)?;
     let Geometry { kind, positions, masses, mut velocities } = spec.geometry(ctx, place, base)?;
+    let size_key = if matches!(kind, BodyKind::Particles { .. }) { "positions" } else { "mesh" };
+    ctx.memory.add(ctx, place, size_key, &kind, positions.len())?;
     add_initial_velocities(ctx, place, (&positions, &masses), velocity, spin, motion.velocities, &mut velocities)?;
     refuse_overflowing_motion(ctx, place, &positions, &masses, &velocities)?;
     let is_obstacle = matches!(kind, BodyKind::Obstacle { .. });
