@@ -8,7 +8,6 @@
 //! bodies of 17 000 to 100 000 vertices, rounded up; contact adds the bookkeeping that `spikes`
 //! measured at its peak (docs/performance.md, about 1.9 KB per vertex).
 
-use super::context::Ctx;
 use super::SceneError;
 use crate::math::{Compact, Real};
 use crate::model::BodyKind;
@@ -65,17 +64,18 @@ impl MemoryPlan {
         MemoryPlan { planned: Cell::new(0.0), contact: false, budget: None }
     }
 
-    /// Adds a body of `vertices` vertices of `kind` at `place` (its key `key` sets its size) to
-    /// the plan; refuses it if the scene no longer fits the budget.
-    pub fn add(&self, ctx: &Ctx, place: &str, key: &str, kind: &BodyKind, vertices: usize) -> Result<(), SceneError> {
+    /// Adds a body of `vertices` vertices of `kind` at `place` of scene `file` (its key `key` sets
+    /// its size) to the plan; refuses it if the scene no longer fits the budget.
+    pub fn add(&self, file: &str, place: &str, key: &str, kind: &BodyKind, vertices: usize) -> Result<(), SceneError> {
         let per_vertex = bytes_per_vertex(kind) + if self.contact { CONTACT_BYTES_PER_VERTEX } else { 0.0 };
         let body = per_vertex * vertices as Real;
         let planned = self.planned.get() + body;
         self.planned.set(planned);
         match &self.budget {
-            Some((budget, source)) if planned > *budget => Err(ctx.err(
-                format!("{place}.{key}"),
-                format!(
+            Some((budget, source)) if planned > *budget => Err(SceneError {
+                file: file.to_string(),
+                place: Some(format!("{place}.{key}")),
+                message: format!(
                     "{vertices} vertices need about {} of memory to simulate (about {} per vertex of this kind{}), \
                      and the scene so far {}, more than the {} {source}; use a coarser mesh, fewer bodies or a \
                      machine with more memory",
@@ -85,7 +85,7 @@ impl MemoryPlan {
                     bytes(planned),
                     bytes(*budget)
                 ),
-            )),
+            }),
             _ => Ok(()),
         }
     }
@@ -117,17 +117,16 @@ mod tests {
 
     #[test]
     fn a_body_beyond_the_budget_is_refused_with_its_numbers() {
-        let ctx = Ctx { file: "scene.toml", memory: MemoryPlan::unlimited() };
         let plan = MemoryPlan { planned: Cell::new(0.0), contact: false, budget: Some((1e8, "a test".into())) };
         let shell = BodyKind::Shell { triangles: Vec::new() };
         // 20 000 shell vertices: 70 MB, within 100 MB
-        assert!(plan.add(&ctx, "body[0] \"a\"", "mesh", &shell, 20_000).is_ok());
+        assert!(plan.add("scene.toml", "body[0] \"a\"", "mesh", &shell, 20_000).is_ok());
         // 10 000 more: 105 MB in all
-        let e = plan.add(&ctx, "body[1] \"b\"", "mesh", &shell, 10_000).unwrap_err();
+        let e = plan.add("scene.toml", "body[1] \"b\"", "mesh", &shell, 10_000).unwrap_err();
         assert_eq!(e.place.as_deref(), Some("body[1] \"b\".mesh"));
         assert!(e.message.contains("35 MB") && e.message.contains("105 MB") && e.message.contains("100 MB a test"), "{}", e.message);
         // without a budget nothing is refused
-        assert!(MemoryPlan::unlimited().add(&ctx, "body[0]", "mesh", &shell, usize::MAX >> 12).is_ok());
+        assert!(MemoryPlan::unlimited().add("scene.toml", "body[0]", "mesh", &shell, usize::MAX >> 12).is_ok());
     }
 
     #[test]

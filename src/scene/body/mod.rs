@@ -315,7 +315,7 @@ pub(super) fn build_body(
     let spin = ctx.finite_vec(place, "angular_velocity", motion.angular_velocity)?;
     let Geometry { kind, positions, masses, mut velocities } = spec.geometry(ctx, place, base)?;
     let size_key = if matches!(kind, BodyKind::Particles { .. }) { "positions" } else { "mesh" };
-    ctx.memory.add(ctx, place, size_key, &kind, positions.len())?;
+    ctx.memory.add(ctx.file, place, size_key, &kind, positions.len())?;
     add_initial_velocities(ctx, place, (&positions, &masses), velocity, spin, motion.velocities, &mut velocities)?;
     refuse_overflowing_motion(ctx, place, &positions, &masses, &velocities)?;
     let is_obstacle = matches!(kind, BodyKind::Obstacle { .. });
