@@ -378,3 +378,19 @@ proptest! {
         run(&with_slack(&random_spheres_and_sheet(&speeds, spin), slack), BroadPhaseKind::Kdop, true, 0.4);
     }
 }
+
+#[test]
+fn a_broad_phase_certificate_that_fails_at_its_own_renewal_stops_the_run_instead_of_looping() {
+    // speeds of 1e200 m/s (a scene refuses them: their kinetic energy overflows) put every
+    // renewal of a grid certificate at the instant it was made; the engine must stop, not loop
+    let text = "[simulation]\nduration = 0.1\nframe_rate = 30.0\ngravity = [0.0, 0.0, 0.0]\n[contact]\n\
+                thickness = 0.02\nstiffness = 1000.0\n[[body]]\nname = \"balls\"\nkind = \"particles\"\n\
+                radius = 0.1\nmass = 1.0\npositions = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]]\n";
+    let mut s = scene::parse(text, "test scene", Path::new("."), "test".into()).unwrap();
+    for i in 0..2 {
+        s.model.vertices.set_velocity(avicontact::ids::VertexId(i), Vector3::new(1e200, 0.0, 0.0));
+    }
+    let mut sim = s.into_simulation(avicontact::backend::BackendKind::Avi).unwrap();
+    let e = sim.advance_to(0.1, &mut ()).unwrap_err().to_string();
+    assert!(e.contains("the instant it was renewed"), "{e}");
+}
