@@ -1276,7 +1276,8 @@ fn render_refuses_a_missing_run_or_a_bad_option_with_exit_2() {
 fn a_scene_that_cannot_fit_in_memory_is_refused_before_its_potentials_are_built() {
     // the budget is the machine's available memory, or AVICONTACT_MEMORY_LIMIT: a 200 × 200
     // sheet plans about 140 MB (3.5 KB per shell vertex)
-    let text = GOOD.replace("resolution = [5, 5]", "resolution = [200, 200]").replace("fixed = [20, 24]", "fixed = [0]");
+    let text =
+        GOOD.replace("resolution = [5, 5]", "resolution = [200, 200]").replace("fixed = [20, 24]", "fixed = [0]");
     let (dir, path) = scene_dir(&text, &[]);
     let out = dir.path().join("out");
     let run = |limit: &str| {

@@ -226,7 +226,9 @@ impl AviEngine {
             *sharing.entry(period.unwrap_or(fallback).to_bits()).or_default() += 1;
         }
         let mut lanes: BTreeMap<u64, u32> = BTreeMap::new();
-        for (queue_index, ((mut spec, period), window)) in (0u32..).zip(specs.into_iter().zip(periods).zip(ledger_windows)) {
+        for (queue_index, ((mut spec, period), window)) in
+            (0u32..).zip(specs.into_iter().zip(periods).zip(ledger_windows))
+        {
             let h = period.unwrap_or(fallback);
             if sharing[&h.to_bits()] >= MIN_LANE_FORCES {
                 let next = lanes.len() as u32;

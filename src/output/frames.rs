@@ -81,7 +81,13 @@ impl FrameWriter {
             match &body.kind {
                 BodyKind::Particles { radius } => {
                     for x in xs {
-                        csv.push_str(&format!("{},{},{},{}\n", Compact(x.x), Compact(x.y), Compact(x.z), Compact(*radius)));
+                        csv.push_str(&format!(
+                            "{},{},{},{}\n",
+                            Compact(x.x),
+                            Compact(x.y),
+                            Compact(x.z),
+                            Compact(*radius)
+                        ));
                     }
                 }
                 kind => {

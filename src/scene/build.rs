@@ -27,8 +27,11 @@ pub(super) fn build(
     base: &Path,
     name: String,
 ) -> Result<Scene, SceneError> {
-    let memory = MemoryPlan::new(raw.contact.is_some())
-        .map_err(|message| SceneError { file: file.to_string(), place: None, message })?;
+    let memory = MemoryPlan::new(raw.contact.is_some()).map_err(|message| SceneError {
+        file: file.to_string(),
+        place: None,
+        message,
+    })?;
     let ctx = Ctx { file, memory };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();

@@ -124,7 +124,11 @@ mod tests {
         // 10 000 more: 105 MB in all
         let e = plan.add("scene.toml", "body[1] \"b\"", "mesh", &shell, 10_000).unwrap_err();
         assert_eq!(e.place.as_deref(), Some("body[1] \"b\".mesh"));
-        assert!(e.message.contains("35 MB") && e.message.contains("105 MB") && e.message.contains("100 MB a test"), "{}", e.message);
+        assert!(
+            e.message.contains("35 MB") && e.message.contains("105 MB") && e.message.contains("100 MB a test"),
+            "{}",
+            e.message
+        );
         // without a budget nothing is refused
         assert!(MemoryPlan::unlimited().add("scene.toml", "body[0]", "mesh", &shell, usize::MAX >> 12).is_ok());
     }

@@ -130,7 +130,11 @@ pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene,
     };
     let document = toml::de::DeTable::parse(text).map_err(parse_error)?;
     // the bodies first, each by its kind, as the parser visits `body` before the other tables
-    let bodies = body::parse_bodies(&context::Ctx { file, memory: memory::MemoryPlan::unlimited() }, document.get_ref().get("body"), &parse_error)?;
+    let bodies = body::parse_bodies(
+        &context::Ctx { file, memory: memory::MemoryPlan::unlimited() },
+        document.get_ref().get("body"),
+        &parse_error,
+    )?;
     let raw = schema::SceneFile::deserialize(toml::de::Deserializer::from(document)).map_err(parse_error)?;
     build::build(raw, bodies, file, base, name)
 }

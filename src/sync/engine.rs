@@ -362,7 +362,10 @@ impl SyncEngine {
     /// bounce resolved inside the implicit solve) is seen at the step's ends only.
     fn scripted_work(&self, x_before: &[Vec3], moving: &[usize]) -> Real {
         let (g_before, g_after) = (self.conservative_gradient(x_before), self.conservative_gradient(&self.x));
-        moving.iter().map(|&i| (g_before[i] + g_after[i]).dot(&(self.x[i] - x_before[i])) * 0.5).fold(0.0, |sum, w| sum + w)
+        moving
+            .iter()
+            .map(|&i| (g_before[i] + g_after[i]).dot(&(self.x[i] - x_before[i])) * 0.5)
+            .fold(0.0, |sum, w| sum + w)
     }
 
     /// ∇V at `x` of the conservative potentials, the IPC barriers active at `x` included.
@@ -484,7 +487,8 @@ impl SyncEngine {
         let t = self.steps as Real * self.parameters.timestep;
         self.snapshot.clone_from(&self.x);
         self.counters.count(self.frame_slot);
-        let mut stats = FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
+        let mut stats =
+            FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
         stats.potential += self.barrier_energy(&self.snapshot);
         if !(stats.kinetic.is_finite() && stats.potential.is_finite()) {
             return Err(SimulationError::Diverged { time: t });
