@@ -160,12 +160,16 @@ impl AviEngine {
         }
         // A damping force differences positions over one period of its own clock (ACM §6.1), so
         // that period must resolve the fastest motion of its vertices: it never exceeds the
-        // smallest stable period of the elastic potentials that share a vertex with it.
+        // smallest stable period of the elastic potentials that share a vertex with it. It books
+        // what it dissipates over windows of LEDGER_WINDOW_PERIODS times the longest of those
+        // periods (see `potential::damping`). Per vertex: (smallest, longest) elastic period.
         let mut vertex_limit = vec![Real::INFINITY; model.vertices.len()];
+        let mut vertex_window = vec![0.0 as Real; model.vertices.len()];
         for (spec, period) in specs.iter().zip(&periods) {
             if let (false, Some(h)) = (spec.potential.is_dissipative(), period) {
                 for v in spec.potential.stencil() {
                     vertex_limit[v.index()] = vertex_limit[v.index()].min(*h);
+                    vertex_window[v.index()] = vertex_window[v.index()].max(*h);
                 }
             }
         }
@@ -180,19 +184,12 @@ impl AviEngine {
                 };
             }
         }
-        // A damping force books what it dissipates over windows of LEDGER_WINDOW_PERIODS times
-        // the longest period of the elastic clocks on its vertices (see `potential::damping`).
-        let mut vertex_window = vec![0.0 as Real; model.vertices.len()];
-        for (spec, period) in specs.iter().zip(&periods) {
-            if let (false, Some(h)) = (spec.potential.is_dissipative(), period) {
-                for v in spec.potential.stencil() {
-                    vertex_window[v.index()] = vertex_window[v.index()].max(*h);
-                }
-            }
-        }
         let ledger_windows: Vec<Real> = specs
             .iter()
-            .map(|spec| spec.potential.stencil().iter().map(|v| vertex_window[v.index()]).fold(0.0, Real::max))
+            .map(|spec| match spec.potential.is_dissipative() {
+                true => spec.potential.stencil().iter().map(|v| vertex_window[v.index()]).fold(0.0, Real::max),
+                false => 0.0,
+            })
             .collect();
         let fallback =
             periods.iter().flatten().copied().filter(|h| h.is_finite() && *h > 0.0).fold(Real::INFINITY, Real::min);
