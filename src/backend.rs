@@ -9,7 +9,7 @@
 use crate::error::SimulationError;
 use crate::interrupt::{Interrupt, InterruptCause};
 use crate::ledger::Ledger;
-use crate::math::{Real, Time};
+use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
@@ -86,6 +86,13 @@ pub trait Backend: std::fmt::Debug + std::any::Any {
     /// says and no external work.
     fn ledger(&self) -> Ledger {
         Ledger { dissipated: self.dissipated(), external_work: 0.0 }
+    }
+
+    /// Energy of the contact model at `positions` (every vertex at one time), J: the AVI's
+    /// penalty layers (ACM §4), the synchronous backend's IPC barriers; 0 without contact. A
+    /// frame's potential energy is the potentials' plus this.
+    fn contact_energy(&self, _positions: &[Vec3]) -> Real {
+        0.0
     }
 
     /// Event counts and wall time so far.

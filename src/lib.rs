@@ -26,6 +26,7 @@
 //! | L4 | [`sync`] | the synchronous backend: implicit Euler, BDF2, implicit midpoint, trapezoid, A-1, A-search, blend, SDIRK2, TR-BDF2 on the same potentials |
 //! | L5 | [`simulation`] | the [`Simulation`] facade over any backend |
 //! | L6 | [`scene`], [`output`], [`render`] | scene files and built-in scenes; output files and plots; pictures of a run's frames (PNG and GIF) |
+//! | L7 | [`run`] | one run of a scene into an output directory: what `avicontact run` and the Python package's `run` do |
 //!
 //! ## FAQ
 //! * **Where is contact?** `[contact]` in a scene switches on discrete penalty layers with
@@ -57,6 +58,7 @@ pub mod observe;
 pub mod output;
 pub mod potential;
 pub mod render;
+pub mod run;
 pub mod scene;
 pub mod simulation;
 pub mod stats;

@@ -15,11 +15,12 @@ use crate::backend::{Backend, BackendFacts};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
+use crate::ids::VertexId;
 use crate::interrupt::Interrupt;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
-use crate::observe::{EventRecord, Observer};
+use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use crate::sync::{SyncEngine, SyncParameters};
@@ -198,6 +199,23 @@ impl Simulation {
             rates: self.backend.event_rates(model),
             frame_bytes: frame_bytes(model.vertices.len(), triangles),
         }
+    }
+
+    /// Every vertex's position at [`now`](Self::now), as a frame takes it: on the AVI each vertex
+    /// is evaluated along its drift from its own last kick (the trajectory is not touched).
+    pub fn positions(&self) -> Vec<Vec3> {
+        let (vertices, t) = (&self.model.vertices, self.now().seconds());
+        (0..vertices.len()).map(|i| vertices.position_at(VertexId(i as u32), t)).collect()
+    }
+
+    /// Energy and momentum at [`now`](Self::now), measured as a frame measures them: after
+    /// `advance_to` a frame's time, the numbers of that frame's row of `stats.csv`, bit for bit.
+    pub fn measure(&self) -> FrameStats {
+        let positions = self.positions();
+        let counters = self.backend.counters();
+        let mut stats = FrameStats::measure(&self.model, &positions, self.potentials(), self.ledger(), counters.events);
+        stats.potential += self.backend.contact_energy(&positions);
+        stats
     }
 
     /// Time of the last processed event (sync: of the current state).
@@ -392,6 +410,43 @@ mod tests {
         sim.advance_to(0.05, &mut ()).expect("goes on");
         assert_eq!(sim.counters().events, whole.counters().events);
         assert_eq!(sim.model().vertices.positions(), whole.model().vertices.positions(), "bit-identical");
+    }
+
+    /// The stats of every frame.
+    #[derive(Default)]
+    struct FrameRows(Vec<FrameStats>);
+
+    impl Observer for FrameRows {
+        fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), crate::observe::ObserverError> {
+            self.0.push(frame.stats);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn measuring_after_a_frame_gives_that_frames_numbers_bit_for_bit() {
+        // with contact on both backends: penalty layers on the AVI, IPC barriers on the sync one
+        for (scene, backend) in [
+            ("sheet-on-sphere", crate::backend::BackendKind::Avi),
+            ("sheet-on-block", crate::backend::BackendKind::Sync),
+        ] {
+            let scene = crate::scene::load(scene).expect("built-in scene");
+            let frame_rate = scene.parameters.frame_rate;
+            let mut sim = scene.into_simulation(backend).expect("builds");
+            let mut rows = FrameRows::default();
+            for k in 0..6 {
+                sim.advance_to(k as Real * 4.0 / frame_rate, &mut rows).expect("runs");
+                let frame = rows.0.last().expect("a frame at the target");
+                let now = sim.measure();
+                assert_eq!(sim.now().seconds(), k as Real * 4.0 / frame_rate);
+                assert_eq!(
+                    (now.kinetic, now.potential, now.dissipated, now.external_work),
+                    (frame.kinetic, frame.potential, frame.dissipated, frame.external_work)
+                );
+                assert_eq!((now.momentum, now.angular_momentum), (frame.momentum, frame.angular_momentum));
+            }
+            assert!(rows.0.last().expect("frames").potential != rows.0[0].potential, "something moved");
+        }
     }
 
     #[test]

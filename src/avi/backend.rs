@@ -4,7 +4,7 @@ use super::engine::AviEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::error::SimulationError;
 use crate::ledger::Ledger;
-use crate::math::{Compact, Real, Time};
+use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
@@ -30,6 +30,10 @@ impl Backend for AviEngine {
 
     fn ledger(&self) -> Ledger {
         AviEngine::ledger(self)
+    }
+
+    fn contact_energy(&self, positions: &[Vec3]) -> Real {
+        self.contact().map_or(0.0, |contact| contact.energy(positions))
     }
 
     fn counters(&self) -> &Counters {

@@ -61,10 +61,10 @@ pub fn compare(scene: &str, runs: &[String], out: &Path, duration: Option<f64>, 
         if let Some(d) = duration {
             s.parameters.duration = d;
         }
-        let (total_duration, scene_label) = (s.parameters.duration, s.label());
-        let mut sim = match choice.simulation(s) {
+        let total_duration = s.parameters.duration;
+        let mut sim = match choice.start(s) {
             Ok(sim) => sim,
-            Err(e) => return bad_input(format!("{scene_label}: {e}")),
+            Err(e) => return bad_input(e),
         };
         sim.set_interrupt(interrupt.clone());
         let dir = out.join(label.replace(':', "-"));

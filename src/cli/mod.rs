@@ -47,17 +47,6 @@ fn check_workload(scene: &str, sim: &Simulation, out: &Path, insist: bool) -> Re
     sim.workload().check(free_bytes(out)).map_err(|e| bad_input(format!("{scene}: {e}")))
 }
 
-/// `--frame-rate`, when given, must be a finite number of frames per second > 0 (exit 2 otherwise).
-fn check_frame_rate(frame_rate: Option<f64>) -> Result<(), ExitCode> {
-    match frame_rate {
-        Some(f) if !(f.is_finite() && f > 0.0) => Err(bad_input(format!(
-            "--frame-rate: must be a finite number of frames per second > 0, got {}",
-            Compact(f)
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// `--duration`, when given, must be a finite number of seconds > 0 (exit 2 otherwise).
 fn check_duration(duration: Option<f64>) -> Result<(), ExitCode> {
     match duration {

@@ -104,6 +104,11 @@ impl RunChoice {
         }
     }
 
+    /// The backend the scene asks for, with its own integrator.
+    pub fn scene_default(scene: &Scene) -> Self {
+        RunChoice { backend: scene.backend, integrator: None }
+    }
+
     /// The run's backend.
     pub fn backend(&self) -> BackendKind {
         self.backend
@@ -115,6 +120,17 @@ impl RunChoice {
             scene.sync.integrator = kind;
         }
         scene.into_simulation(self.backend)
+    }
+
+    /// `scene` on this run's backend, refused as `avicontact run` refuses it: a start the backend
+    /// refuses ([`Scene::refused_start`]) or a simulation that cannot be built. The error is the
+    /// message for the user, naming the scene.
+    pub fn start(&self, scene: Scene) -> Result<Simulation, String> {
+        if let Some(refusal) = scene.refused_start(self.backend) {
+            return Err(refusal.to_string());
+        }
+        let label = scene.label();
+        self.simulation(scene).map_err(|e| format!("{label}: {e}"))
     }
 }
 

@@ -4,7 +4,7 @@ use super::engine::SyncEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::error::SimulationError;
 use crate::ledger::Ledger;
-use crate::math::{Real, Time};
+use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, Observer};
 use crate::potential::Potential;
@@ -27,6 +27,10 @@ impl Backend for SyncEngine {
 
     fn dissipated(&self) -> Real {
         SyncEngine::dissipated(self)
+    }
+
+    fn contact_energy(&self, positions: &[Vec3]) -> Real {
+        self.barrier_energy(positions)
     }
 
     fn ledger(&self) -> Ledger {

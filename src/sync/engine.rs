@@ -385,7 +385,7 @@ impl SyncEngine {
 
     /// The energy of the IPC barriers active at `x` (0 without contact): part of `potential` in
     /// `stats.csv`, as the AVI's penalty layers are.
-    fn barrier_energy(&self, x: &[Vec3]) -> Real {
+    pub(crate) fn barrier_energy(&self, x: &[Vec3]) -> Real {
         self.contact.as_ref().map_or(0.0, |c| assemble_energy(c.active_barriers(x).iter().map(|p| p.as_ref()), x))
     }
 

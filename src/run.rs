@@ -1,0 +1,256 @@
+//! One run of a scene into an output directory: the work of `avicontact run` and of the Python
+//! package's `avicontact.run`, in three stages so a caller can report between them (layer L7 of
+//! `docs/design.md`, above scenes and output files).
+//!
+//! 1. [`RunRequest::load`] loads the scene, applies the overrides and checks the output
+//!    directory and the start: bad input, nothing written.
+//! 2. [`LoadedRun::build`] builds the backend and holds the run's work estimate against its limits
+//!    ([`crate::workload`]); then the frame writer takes the directory over (stale frames of an
+//!    earlier run are cleared).
+//! 3. [`ReadyRun::execute`] runs to the scene's duration (or until the
+//!    [`interrupt`](crate::interrupt)) and writes `summary.json`, whatever the outcome.
+//!
+//! ```no_run
+//! use avicontact::run::RunRequest;
+//! let request = RunRequest::new("hanging-cloth", "out".as_ref());
+//! let ready = request.load().and_then(|loaded| loaded.build()).expect("valid input");
+//! let finished = ready.execute(&mut ());
+//! assert!(finished.result.is_ok());
+//! ```
+
+use crate::backend::BackendKind;
+use crate::error::SimulationError;
+use crate::math::Compact;
+use crate::observe::Observer;
+use crate::output::{check_output_dir, free_bytes, write_summary, FrameWriter, OutputError, RunStatus, Summary};
+use crate::scene::{self, RunChoice, Scene};
+use crate::Simulation;
+use std::path::{Path, PathBuf};
+
+/// What to run and where: the scene and the overrides of `avicontact run`.
+#[derive(Clone, Debug)]
+pub struct RunRequest<'a> {
+    /// Scene file, or a built-in name.
+    pub scene: &'a str,
+    /// Output directory (created if missing).
+    pub out: &'a Path,
+    /// Overrides the scene's `[simulation] duration`, s.
+    pub duration: Option<f64>,
+    /// Overrides the scene's `[simulation] frame_rate`, frames per simulated second.
+    pub frame_rate: Option<f64>,
+    /// Overrides the scene's backend: `avi`, `sync` or `sync:<integrator>` ([`RunChoice`]).
+    pub backend: Option<&'a str>,
+    /// Run even when the work estimate is over its limits.
+    pub insist: bool,
+    /// The backend's audit mode ([`crate::backend::Backend::set_audit`]).
+    pub audit: bool,
+    /// Wall time by event kind in `summary.json`.
+    pub profile: bool,
+}
+
+/// Stage 1: the scene loaded with its overrides, its start accepted by the backend, the output
+/// directory writable. Nothing written yet.
+#[derive(Debug)]
+pub struct LoadedRun {
+    /// The scene, overrides applied.
+    pub scene: Scene,
+    /// The backend (and integrator) it will run on.
+    pub choice: RunChoice,
+    out: PathBuf,
+    insist: bool,
+    audit: bool,
+    profile: bool,
+}
+
+/// Stage 2: the simulation built and the output directory taken over by its frame writer.
+#[derive(Debug)]
+pub struct ReadyRun {
+    /// The simulation, at t = 0 (raise its [`interrupt`](Simulation::interrupt) to stop the run
+    /// after an event).
+    pub simulation: Simulation,
+    name: String,
+    writer: FrameWriter,
+    out: PathBuf,
+    profile: bool,
+}
+
+/// Stage 3: how the run ended; `summary.json` has been written (or `summary_written` says why
+/// not).
+#[derive(Debug)]
+pub struct FinishedRun {
+    /// The simulation as the run left it.
+    pub simulation: Simulation,
+    /// What `summary.json` holds.
+    pub summary: Summary,
+    /// `Ok` when the run reached its duration; [`SimulationError::Interrupted`] when the
+    /// interrupt stopped it (its files up to there are complete); another error when it failed.
+    pub result: Result<(), SimulationError>,
+    /// Whether `summary.json` could be written.
+    pub summary_written: Result<(), OutputError>,
+}
+
+impl<'a> RunRequest<'a> {
+    /// `scene` into `out` with the scene's own settings.
+    pub fn new(scene: &'a str, out: &'a Path) -> Self {
+        RunRequest {
+            scene,
+            out,
+            duration: None,
+            frame_rate: None,
+            backend: None,
+            insist: false,
+            audit: false,
+            profile: false,
+        }
+    }
+
+    /// Loads the scene and checks everything that needs no build: the overrides, the output
+    /// directory and the backend's acceptance of the start. The error is the message for the user
+    /// (the place and the fix; bad input, nothing written).
+    pub fn load(&self) -> Result<LoadedRun, String> {
+        let mut scene = scene::load(self.scene).map_err(|e| e.to_string())?;
+        if let Some(d) = self.duration {
+            positive("--duration", d, "seconds")?;
+            scene.parameters.duration = d;
+        }
+        if let Some(f) = self.frame_rate {
+            positive("--frame-rate", f, "frames per second")?;
+            scene.parameters.frame_rate = f;
+        }
+        check_output_dir(self.out).map_err(|e| format!("--out: {e}"))?;
+        let choice = match self.backend {
+            Some(spec) => RunChoice::parse(spec, &scene).map_err(|e| format!("--backend: {e}"))?,
+            None => RunChoice::scene_default(&scene),
+        };
+        if let Some(refusal) = scene.refused_start(choice.backend()) {
+            return Err(refusal.to_string());
+        }
+        Ok(LoadedRun {
+            scene,
+            choice,
+            out: self.out.to_path_buf(),
+            insist: self.insist,
+            audit: self.audit,
+            profile: self.profile,
+        })
+    }
+}
+
+impl LoadedRun {
+    /// The backend the run is on.
+    pub fn backend(&self) -> BackendKind {
+        self.choice.backend()
+    }
+
+    /// Builds the simulation, holds its work estimate against the limits (unless insisted) and
+    /// creates the frame writer in the output directory. The error is the message for the user
+    /// (bad input; the directory holds nothing of this run).
+    pub fn build(self) -> Result<ReadyRun, String> {
+        let (name, label) = (self.scene.name.clone(), self.scene.label());
+        let mut simulation = self.choice.simulation(self.scene).map_err(|e| format!("{label}: {e}"))?;
+        if !self.insist {
+            simulation.workload().check(free_bytes(&self.out)).map_err(|e| format!("{label}: {e}"))?;
+        }
+        simulation.backend_mut().set_audit(self.audit);
+        simulation.backend_mut().set_profile(self.profile);
+        let writer = FrameWriter::create(&self.out, simulation.model()).map_err(|e| format!("--out: {e}"))?;
+        Ok(ReadyRun { simulation, name, writer, out: self.out, profile: self.profile })
+    }
+}
+
+impl ReadyRun {
+    /// Runs to the scene's duration, handing every event and frame to `observer` besides the
+    /// frame writer, then writes `summary.json`.
+    pub fn execute<O: Observer + ?Sized>(mut self, observer: &mut O) -> FinishedRun {
+        let duration = self.simulation.parameters().duration;
+        let result = self.simulation.run(&mut (&mut self.writer, observer));
+        let summary =
+            summary(self.name, &self.simulation, &result, duration, self.writer.frames_written(), self.profile);
+        let summary_written = write_summary(&self.out, &summary);
+        FinishedRun { simulation: self.simulation, summary, result, summary_written }
+    }
+}
+
+/// `value` of `key` must be a finite number of `unit` > 0.
+fn positive(key: &str, value: f64, unit: &str) -> Result<(), String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{key}: must be a finite number of {unit} > 0, got {}", Compact(value)))
+    }
+}
+
+/// `summary.json` for the run of scene `name` so far.
+fn summary(
+    name: String,
+    sim: &Simulation,
+    result: &Result<(), SimulationError>,
+    duration: f64,
+    frames: u64,
+    profile: bool,
+) -> Summary {
+    let counters = sim.counters();
+    let facts = sim.facts();
+    Summary {
+        scene: name,
+        backend: sim.backend_name(),
+        integrator: facts.integrator,
+        linear_solver: facts.linear_solver,
+        newton_iterations: facts.newton_iterations,
+        linear_solve_seconds: facts.linear_solve_seconds,
+        status: match result {
+            Ok(()) => RunStatus::Completed,
+            Err(SimulationError::Interrupted { .. }) => RunStatus::Interrupted,
+            Err(_) => RunStatus::Failed,
+        },
+        error: result.as_ref().err().map(|e| e.to_string()),
+        signal: match result {
+            Err(SimulationError::Interrupted { cause, .. }) => Some(cause.name()),
+            _ => None,
+        },
+        duration,
+        simulated_time: sim.now().seconds(),
+        frames,
+        vertices: sim.model().vertices.len(),
+        potentials: sim.potentials().count(),
+        events: counters.events,
+        events_by_kind: counters.events_by_kind(),
+        deepest_layer: facts.deepest_layer,
+        smallest_distance: facts.smallest_distance,
+        contact_peak_bytes_per_vertex: facts.contact_peak_bytes_per_vertex,
+        contact_peak_parts_per_vertex: facts.contact_peak_parts_per_vertex,
+        wall_seconds: counters.wall_seconds,
+        seconds_by_kind: profile.then(|| {
+            let mut split = counters.seconds_by_kind();
+            split.insert("rescheduling", counters.rescheduling_seconds);
+            split
+        }),
+        events_per_second: counters.events as f64 / counters.wall_seconds.max(1e-12),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_writes_its_frames_and_summary_and_refuses_bad_overrides_before_writing() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let out = dir.path().join("run");
+        let mut request = RunRequest::new("spinning-shell", &out);
+        request.duration = Some(-1.0);
+        assert_eq!(request.load().unwrap_err(), "--duration: must be a finite number of seconds > 0, got -1");
+        request.duration = Some(0.05);
+        request.backend = Some("gpu");
+        assert!(request.load().unwrap_err().starts_with("--backend: unknown run `gpu`"));
+        assert!(!out.exists(), "bad input writes nothing");
+        request.backend = Some("sync:bdf2");
+        let loaded = request.load().expect("valid input");
+        assert_eq!(loaded.backend(), BackendKind::Sync);
+        let finished = loaded.build().expect("builds").execute(&mut ());
+        assert!(finished.result.is_ok() && finished.summary_written.is_ok());
+        assert_eq!(finished.summary.integrator, Some("bdf2"));
+        assert_eq!(finished.summary.frames, 2, "frames at 0 and 1/30 s");
+        assert!(out.join("summary.json").is_file() && out.join("stats.csv").is_file());
+    }
+}
