@@ -38,7 +38,8 @@ pub struct RunRequest<'a> {
     pub duration: Option<f64>,
     /// Overrides the scene's `[simulation] frame_rate`, frames per simulated second.
     pub frame_rate: Option<f64>,
-    /// Overrides the scene's backend: `avi`, `sync` or `sync:<integrator>` ([`RunChoice`]).
+    /// Overrides the scene's backend: `avi`, `sync` (with the scene's integrator) or
+    /// `sync:<integrator>` ([`RunChoice`]).
     pub backend: Option<&'a str>,
     /// Run even when the work estimate is over its limits.
     pub insist: bool,
@@ -119,8 +120,11 @@ impl<'a> RunRequest<'a> {
         }
         check_output_dir(self.out).map_err(|e| format!("--out: {e}"))?;
         let choice = match self.backend {
-            Some(spec) => RunChoice::parse(spec, &scene).map_err(|e| format!("--backend: {e}"))?,
-            None => RunChoice::scene_default(&scene),
+            None => RunChoice::from_backend(scene.backend),
+            Some(spec) => match BackendKind::from_name(spec) {
+                Some(backend) => RunChoice::from_backend(backend),
+                None => RunChoice::parse(spec, &scene).map_err(|e| format!("--backend: {e}"))?,
+            },
         };
         if let Some(refusal) = scene.refused_start(choice.backend()) {
             return Err(refusal.to_string());

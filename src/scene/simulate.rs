@@ -104,9 +104,9 @@ impl RunChoice {
         }
     }
 
-    /// The backend the scene asks for, with its own integrator.
-    pub fn scene_default(scene: &Scene) -> Self {
-        RunChoice { backend: scene.backend, integrator: None }
+    /// `backend` with the scene's own integrator.
+    pub fn from_backend(backend: BackendKind) -> Self {
+        RunChoice { backend, integrator: None }
     }
 
     /// The run's backend.
