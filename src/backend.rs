@@ -67,9 +67,9 @@ pub struct BackendFacts {
 
 /// A backend: integrates the potentials of a model, event by event, and hands every event and
 /// frame to an observer. [`Simulation`](crate::Simulation) holds one behind this trait, so the
-/// facade and the command line work with any backend. It is `Send`, so a simulation can move to
+/// facade and the command line work with any backend. It is `Send` and `Sync`, so a simulation can move to
 /// another thread (the Python package runs it with the interpreter's lock released).
-pub trait Backend: std::fmt::Debug + std::any::Any + Send {
+pub trait Backend: std::fmt::Debug + std::any::Any + Send + Sync {
     /// Its name, as `summary.json` writes it ([`BackendKind::name`] for the built-in ones).
     fn name(&self) -> &'static str;
 

@@ -32,6 +32,20 @@ pub enum EventKind {
     BroadPhase,
 }
 
+impl EventKind {
+    /// Its name in lower case: `force`, `frame`, `step`, `layer`, `certificate`, `broad-phase`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Force => "force",
+            EventKind::Frame => "frame",
+            EventKind::Step => "step",
+            EventKind::Layer => "layer",
+            EventKind::Certificate => "certificate",
+            EventKind::BroadPhase => "broad-phase",
+        }
+    }
+}
+
 /// One processed event, as seen by observers.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EventRecord {

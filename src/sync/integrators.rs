@@ -60,7 +60,7 @@ pub struct StepReport {
 }
 
 /// A synchronous time integrator.
-pub trait Integrator: std::fmt::Debug + Send {
+pub trait Integrator: std::fmt::Debug + Send + Sync {
     /// Its name as written in scene files.
     fn name(&self) -> &'static str;
 
