@@ -127,9 +127,12 @@ def plot(rows, path):
         k = [r["stretching"] for r in line]
         axes[0].plot(k, [r["events_per_simulated_second"] for r in line], "o-", label=f"η(1) = {h} m")
         axes[1].plot(k, [r["ledger_gap"] for r in line], "o-", label=f"η(1) = {h} m")
-    axes[0].set(xscale="log", yscale="log", xlabel="stretching (N/m)", ylabel="events per simulated second")
+    axes[0].set(xscale="log", xlabel="stretching (N/m)", ylabel="events per simulated second")
     axes[1].set(xscale="log", xlabel="stretching (N/m)", ylabel="energy ledger's largest gap (J)")
+    stiffnesses = sorted({r["stretching"] for r in rows})
     for ax in axes:
+        ax.minorticks_off()
+        ax.set_xticks(stiffnesses, [f"{k:g}" for k in stiffnesses])
         ax.legend()
     fig.suptitle("sheet on a sphere: stiffness x contact thickness")
     fig.tight_layout()
