@@ -1,4 +1,4 @@
-//! The `avicontact` command line (layer L7 of `docs/design.md`): the clap definition of `run`,
+//! The `avicontact` command line (layer L8 of `docs/design.md`): the clap definition of `run`,
 //! `info`, `plot`, `check`, `compare` and `render`, each carried out in `cli/`, one file per command.
 //!
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
