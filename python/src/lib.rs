@@ -16,11 +16,9 @@ use avicontact::interrupt::Interrupt;
 use avicontact::math::{Compact, Vec3};
 use avicontact::run::RunRequest;
 use avicontact::scene::{self, RunChoice, Scene};
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -147,14 +145,28 @@ fn interrupted(py: Python<'_>, time: f64) -> PyErr {
     }
 }
 
-fn vec3_array<'py>(py: Python<'py>, rows: impl ExactSizeIterator<Item = Vec3>) -> Bound<'py, PyArray2<f64>> {
-    let n = rows.len();
-    let flat: Vec<f64> = rows.flat_map(|v| [v.x, v.y, v.z]).collect();
-    Array2::from_shape_vec((n, 3), flat).expect("n rows of 3").into_pyarray(py)
+/// `values` as a new, writable numpy float64 array of `shape`: the bytes handed to
+/// `numpy.frombuffer` and copied once into memory numpy owns.
+fn float64_array<'py>(
+    py: Python<'py>,
+    values: impl Iterator<Item = f64>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes: Vec<u8> = values.flat_map(f64::to_ne_bytes).collect();
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("frombuffer", (PyBytes::new(py, &bytes), "float64"))?;
+    array.call_method1("reshape", (PyTuple::new(py, shape)?,))?.call_method0("copy")
 }
 
-fn vec3<'py>(py: Python<'py>, v: Vec3) -> Bound<'py, PyArray1<f64>> {
-    vec![v.x, v.y, v.z].into_pyarray(py)
+/// Rows of 3 as an (n, 3) array.
+fn vec3_array<'py>(py: Python<'py>, rows: impl ExactSizeIterator<Item = Vec3>) -> PyResult<Bound<'py, PyAny>> {
+    let n = rows.len();
+    float64_array(py, rows.flat_map(|v| [v.x, v.y, v.z]), &[n, 3])
+}
+
+/// A length-3 array.
+fn vec3<'py>(py: Python<'py>, v: Vec3) -> PyResult<Bound<'py, PyAny>> {
+    float64_array(py, [v.x, v.y, v.z].into_iter(), &[3])
 }
 
 #[pymethods]
@@ -219,20 +231,20 @@ impl Simulation {
     }
 
     /// Every vertex's position at `time`, an (n, 3) float64 array, m.
-    fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         vec3_array(py, self.inner.positions().into_iter())
     }
 
     /// Every vertex's velocity (the AVI's: as it stands after its last kick), an (n, 3) float64
     /// array, m/s.
-    fn velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         vec3_array(py, self.inner.model().vertices.velocities().iter().copied())
     }
 
     /// Every vertex's lumped mass, an (n,) float64 array, kg.
-    fn masses<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+    fn masses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let v = &self.inner.model().vertices;
-        (0..v.len()).map(|i| v.mass(avicontact::ids::VertexId(i as u32))).collect::<Vec<f64>>().into_pyarray(py)
+        float64_array(py, (0..v.len()).map(|i| v.mass(avicontact::ids::VertexId(i as u32))), &[v.len()])
     }
 
     /// Energy at `time`, J, as `stats.csv` has it: "kinetic", "potential" (contact included),
@@ -250,12 +262,12 @@ impl Simulation {
     }
 
     /// Linear momentum of the free vertices at `time`, a length-3 array, kg·m/s.
-    fn momentum<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+    fn momentum<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         vec3(py, self.inner.measure().momentum)
     }
 
     /// Angular momentum of the free vertices about the origin at `time`, a length-3 array, kg·m²/s.
-    fn angular_momentum<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+    fn angular_momentum<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         vec3(py, self.inner.measure().angular_momentum)
     }
 

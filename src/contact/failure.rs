@@ -3,8 +3,61 @@
 
 use super::ZenoError;
 use crate::ids::PairId;
-use crate::math::{Compact, Real};
+use crate::math::{Compact, Real, Vec3};
 use std::fmt;
+
+/// A contact pair as a failure names it: its primitives, its gap, and each of its vertices with
+/// its body, position and speed, so the place on the mesh can be found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairReport {
+    /// What the pair is between: `"point–triangle"`, `"edge–edge"`, `"sphere–sphere"` or
+    /// `"edge-length"` (an inextensible edge, ACM §7).
+    pub primitives: &'static str,
+    /// Its gap (distance less radii), m.
+    pub gap: Real,
+    /// Its vertices, low side first.
+    pub vertices: Vec<VertexReport>,
+}
+
+/// One vertex of a [`PairReport`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexReport {
+    /// Its part of the pair: `"triangle"`, `"point"`, `"edge a"`, `"edge b"`, `"sphere"`, `"edge"`.
+    pub role: &'static str,
+    /// The body's name.
+    pub body: String,
+    /// The vertex's index within its body (the scene file's numbering).
+    pub local: u32,
+    /// Its global index.
+    pub global: u32,
+    /// Where it is, m.
+    pub position: Vec3,
+    /// How fast it moves, m/s.
+    pub speed: Real,
+}
+
+impl fmt::Display for PairReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "The pair is {} at gap {:.3e} m:", self.primitives, self.gap)?;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let p = v.position;
+            write!(
+                f,
+                "{} {} vertex {} of body \"{}\" (global {}) at ({}, {}, {}) m moving {:.3e} m/s",
+                if i == 0 { "" } else { ";" },
+                v.role,
+                v.local,
+                v.body,
+                v.global,
+                Compact(p.x),
+                Compact(p.y),
+                Compact(p.z),
+                v.speed
+            )?;
+        }
+        Ok(())
+    }
+}
 
 /// A contact pair got inside its zero-distance limit: the guarantee was broken (a bug, or a
 /// scripted obstacle pushing through a free body faster than any finite energy can stop).
@@ -34,8 +87,8 @@ impl fmt::Display for Penetration {
 /// Why contact handling cannot go on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ContactError {
-    /// A layer period fell below the clock's resolution (ACM §9, "Zeno").
-    Zeno(ZenoError),
+    /// A layer period fell below the clock's resolution (ACM §9, "Zeno"), on this pair.
+    Zeno(ZenoError, Box<PairReport>),
     /// A pair touched.
     Penetration(Penetration),
     /// A broad-phase certificate failed again at the instant it was renewed.
@@ -70,7 +123,7 @@ impl fmt::Display for BroadPhaseStall {
 impl fmt::Display for ContactError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ContactError::Zeno(e) => write!(f, "{e}"),
+            ContactError::Zeno(e, pair) => write!(f, "{e}. {pair}"),
             ContactError::Penetration(e) => write!(f, "{e}"),
             ContactError::BroadPhaseStall(e) => write!(f, "{e}"),
         }

@@ -9,6 +9,6 @@ pub mod failure;
 pub mod layers;
 pub mod proximity;
 
-pub use failure::{AuditFailure, BroadPhaseStall, ContactError, Penetration, StartError};
+pub use failure::{AuditFailure, BroadPhaseStall, ContactError, PairReport, Penetration, StartError, VertexReport};
 pub use layers::{LayerSchedule, ZenoError};
 pub use proximity::{closest_violation, Primitive, TooClose};

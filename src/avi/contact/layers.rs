@@ -72,7 +72,7 @@ impl ContactManager {
         let h = kind
             .schedule(self.settings.layers)
             .checked_period(l, Self::inverse_mass(&kind, model), s.safety, t)
-            .map_err(ContactError::Zeno)?;
+            .map_err(|e| ContactError::Zeno(e, Box::new(self.report(k, t, model))))?;
         let mut clock = Clock::new(h);
         if s.variant == ContactVariant::RestartedClocks {
             let level = kind.schedule(self.settings.layers).thickness(l);
@@ -331,5 +331,39 @@ mod tests {
         let after: Vec<(Vec3, Real)> =
             (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
         assert_eq!(before, after, "an idle tick drifted its stencil");
+    }
+
+    #[test]
+    fn a_zeno_stop_names_the_pair_its_bodies_positions_and_speeds() {
+        let mut model = two_spheres_apart(0.253);
+        model.vertices.set_velocity(VertexId(1), Vec3::new(0.0, 0.0, 5.0));
+        let mut manager = ContactManager::new(&model, settings());
+        let out = manager.start(&model).unwrap();
+        let k = out
+            .iter()
+            .find_map(|s| match *s {
+                Schedule::Layer(k, _, _) => Some(k),
+                _ => None,
+            })
+            .expect("a pair");
+        let t = Time::new(0.5).unwrap();
+        let e = manager.activate(k, 1_000_000_000, t, &model, &mut Vec::new()).unwrap_err();
+        let ContactError::Zeno(zeno, pair) = &e else { panic!("{e:?}") };
+        assert_eq!(zeno.layer, 1_000_000_000);
+        assert_eq!((pair.primitives, pair.vertices.len()), ("sphere–sphere", 2));
+        assert_eq!((pair.vertices[1].body.as_str(), pair.vertices[1].local, pair.vertices[1].speed), ("s", 1, 5.0));
+        // at t = 0.5 s the moving sphere is 2.5 m up
+        assert_eq!(pair.vertices[1].position, Vec3::new(0.253, 0.0, 2.5));
+        assert!((pair.gap - ((0.253f64.powi(2) + 6.25).sqrt() - 0.2)).abs() < 1e-12);
+        let message = e.to_string();
+        assert!(message.contains("penalty layer 1000000000 would tick every"), "{message}");
+        assert!(message.contains("The pair is sphere–sphere at gap 2.3"), "{message}");
+        assert!(
+            message.contains(
+                ": sphere vertex 0 of body \"s\" (global 0) at (0, 0, 0) m moving 0.000e0 m/s; sphere vertex 1 of \
+                 body \"s\" (global 1) at (0.253, 0, 2.5) m moving 5.000e0 m/s"
+            ),
+            "{message}"
+        );
     }
 }

@@ -20,7 +20,7 @@ use super::pair_store::PairStore;
 use super::schedule::Schedule;
 use super::settings::{ContactSettings, ContactVariant, Restart};
 use super::tube::tubes_at;
-use crate::contact::{BroadPhaseStall, ContactError, StartError};
+use crate::contact::{BroadPhaseStall, ContactError, PairReport, StartError, VertexReport};
 use crate::events::Clock;
 use crate::ids::{PairId, VertexId};
 use crate::kds::hash_grid::FixedHashMap;
@@ -162,6 +162,31 @@ impl ContactManager {
         }
         self.counters.peak_pairs = self.counters.peak_pairs.max(self.pairs.len());
         k
+    }
+
+    /// Pair `k` at `t` as a failure names it: its primitives, gap, and every vertex's body,
+    /// position and speed.
+    pub(super) fn report(&self, k: PairId, t: Time, model: &Model) -> PairReport {
+        let kind = self.kind(k);
+        let vertices = kind.vertices();
+        let x: SmallVec<[Vec3; 4]> = vertices.iter().map(|&u| model.vertices.position_at(u, t.seconds())).collect();
+        let vertices = vertices
+            .iter()
+            .zip(&x)
+            .zip(kind.roles())
+            .map(|((&u, &position), &role)| {
+                let body = model.bodies.values().find(|b| b.vertices.contains(&u.0));
+                VertexReport {
+                    role,
+                    body: body.map_or_else(String::new, |b| b.name.clone()),
+                    local: body.map_or(u.0, |b| u.0 - b.vertices.start),
+                    global: u.0,
+                    position,
+                    speed: model.vertices.velocity(u).norm(),
+                }
+            })
+            .collect();
+        PairReport { primitives: kind.name(), gap: kind.measure(&x).gap, vertices }
     }
 
     /// The kind of pair `k`.

@@ -115,6 +115,28 @@ impl PairKind {
         }
     }
 
+    /// What the pair is between, as failure reports name it.
+    pub(super) fn name(&self) -> &'static str {
+        match self {
+            PairKind::PointTriangle { radius, .. } if *radius > 0.0 => "sphere–triangle",
+            PairKind::PointTriangle { .. } => "point–triangle",
+            PairKind::EdgeEdge { .. } => "edge–edge",
+            PairKind::Spheres { .. } => "sphere–sphere",
+            PairKind::EdgeLength { .. } => "edge-length",
+        }
+    }
+
+    /// Each of [`vertices`](Self::vertices)' part in the pair, as failure reports name it.
+    pub(super) fn roles(&self) -> &'static [&'static str] {
+        match self {
+            PairKind::PointTriangle { radius, .. } if *radius > 0.0 => &["triangle", "triangle", "triangle", "sphere"],
+            PairKind::PointTriangle { .. } => &["triangle", "triangle", "triangle", "point"],
+            PairKind::EdgeEdge { .. } => &["edge a", "edge a", "edge b", "edge b"],
+            PairKind::Spheres { .. } => &["sphere", "sphere"],
+            PairKind::EdgeLength { .. } => &["edge", "edge"],
+        }
+    }
+
     /// How many of [`vertices`](Self::vertices) are on the low side.
     pub(super) fn low_count(&self) -> usize {
         match self {
