@@ -32,7 +32,8 @@ pub(super) fn build(
         place: None,
         message,
     })?;
-    let ctx = Ctx { file, memory };
+    let contact_thickness = raw.contact.as_ref().map(|c| c.thickness.unwrap_or(LayerSchedule::default().thickness));
+    let ctx = Ctx { file, memory, contact_thickness };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
     let Simulation { period_ladder, gravity, common_period } = check_simulation(&ctx, sim)?;
