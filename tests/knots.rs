@@ -257,3 +257,24 @@ fn the_overhand_knot_stays_tied_tightens_and_never_intersects() {
     assert!(last < 0.5 * first, "the knot tightens: slack {first} m at the start, {last} m at the end");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_knot_tied_too_tight_is_refused_with_its_key_and_exit_2() {
+    let dir = out_dir("tight");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("tight.toml");
+    std::fs::write(
+        &scene,
+        "[contact]\nthickness = 0.0005\n[[body]]\nname = \"k\"\nkind = \"shell\"\ndensity = 0.4\nstretching = 400.0\n\
+         mesh = { generator = \"knot\", shape = \"overhand\", size = 0.03, tail = 0.05, width = 0.01, segments = 40 }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run =
+        Command::new(env!("CARGO_BIN_EXE_avicontact")).arg("run").arg(&scene).arg("--out").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("body[0] \"k\".mesh.size") && stderr.contains("make `size` larger"), "{stderr}");
+    assert!(!out.join("frames").exists(), "nothing is written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

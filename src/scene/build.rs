@@ -523,6 +523,25 @@ mod tests {
     }
 
     #[test]
+    fn a_smooth_ribbon_takes_any_width_count_and_a_twist() {
+        let ribbon = |extra: &str| {
+            scene(&format!(
+                "name = \"r\"\nkind = \"shell\"\ndensity = 0.1\nstretching = 10.0\nmesh = {{ generator = \"ribbon\", \
+                 width = 0.02, segments = 12, path = [[0.0, 0.0, 0.0], [0.1, 0.05, 0.0], [0.2, 0.0, 0.02]]{extra} }}"
+            ))
+        };
+        let s = ribbon(", across = 4, twist = 45.0, smooth = true").unwrap();
+        assert_eq!(s.model.vertices.len(), 13 * 4);
+        assert_eq!(s.forces.iter().filter(|f| f.potential.kind() == "membrane").count(), 12 * 3 * 2);
+        // the spline passes through the middle control point: sample 6 of 12 is near it (even arc length)
+        let mid = (0..4).map(|j| s.model.vertices.position(VertexId(6 * 4 + j))).sum::<Vec3>() / 4.0;
+        assert!((mid - Vec3::new(0.1, 0.05, 0.0)).norm() < 0.01, "{mid}");
+        assert_eq!(ribbon("").unwrap().model.vertices.len(), 13 * 2, "two across by default");
+        let e = ribbon(", across = 1").err().expect("refused");
+        assert!(e.place.as_deref().is_some_and(|p| p.ends_with("mesh")) && e.message.contains("`across`"), "{e}");
+    }
+
+    #[test]
     fn shell_masses_are_lumped_from_density_and_area() {
         let s = scene(
             "name = \"s\"\nkind = \"shell\"\nmesh = { generator = \"grid\", size = [2.0, 1.0], resolution = [3, 3] }\n\
