@@ -16,7 +16,10 @@ pub fn catmull_rom(points: &[Vec3], per_piece: u32) -> Result<Vec<Vec3>, Generat
     if points.len() < 2 {
         return Err(GeneratorError { key: "path", message: "needs at least two points".into() });
     }
-    if let Some(k) = points.windows(2).position(|w| !((w[1] - w[0]).norm() > 0.0)) {
+    if let Some(k) = points.windows(2).position(|w| {
+        let d = (w[1] - w[0]).norm();
+        d.is_nan() || d <= 0.0
+    }) {
         return Err(GeneratorError {
             key: "path",
             message: format!("points {k} and {} are equal (or not finite); consecutive points must differ", k + 1),

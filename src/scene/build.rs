@@ -537,7 +537,7 @@ mod tests {
         let mid = (0..4).map(|j| s.model.vertices.position(VertexId(6 * 4 + j))).sum::<Vec3>() / 4.0;
         assert!((mid - Vec3::new(0.1, 0.05, 0.0)).norm() < 0.01, "{mid}");
         assert_eq!(ribbon("").unwrap().model.vertices.len(), 13 * 2, "two across by default");
-        let e = ribbon(", across = 1").err().expect("refused");
+        let e = ribbon(", across = 1").map(drop).expect_err("refused");
         assert!(e.place.as_deref().is_some_and(|p| p.ends_with("mesh")) && e.message.contains("`across`"), "{e}");
     }
 

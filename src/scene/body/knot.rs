@@ -176,12 +176,14 @@ mod tests {
     fn a_knot_tied_too_tight_for_its_width_is_refused_naming_size() {
         let e =
             knot("[contact]\nthickness = 0.0005", "size = 0.03, tail = 0.05, width = 0.01, segments = 40, across = 3")
-                .err()
-                .expect("refused");
+                .map(drop)
+                .expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.size"), "{e}");
         assert!(e.message.contains("too tight") && e.message.contains("`size` larger"), "{e}");
         // without [contact] only an intersection is refused: this one intersects
-        let e = knot("", "size = 0.01, tail = 0.05, width = 0.01, segments = 40, across = 3").err().expect("refused");
+        let e = knot("", "size = 0.01, tail = 0.05, width = 0.01, segments = 40, across = 3")
+            .map(drop)
+            .expect_err("refused");
         assert!(e.message.contains("intersect"), "{e}");
         assert!(knot("", LOOSE).is_ok());
     }
@@ -192,14 +194,14 @@ mod tests {
         // 3·η(1) = 1.5 mm
         let e =
             knot("[contact]\nthickness = 0.0005", "size = 0.2, tail = 0.05, width = 0.01, segments = 800, across = 3")
-                .err()
-                .expect("refused");
+                .map(drop)
+                .expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.segments"), "{e}");
         assert!(e.message.contains("mesh neighbours") && e.message.contains("fewer `segments`"), "{e}");
         let e =
             knot("[contact]\nthickness = 0.0005", "size = 0.2, tail = 0.05, width = 0.01, segments = 150, across = 12")
-                .err()
-                .expect("refused");
+                .map(drop)
+                .expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.across"), "{e}");
         // the same mesh is fine with thinner layers
         assert!(knot(
@@ -210,8 +212,8 @@ mod tests {
         // the same resolution on a tight knot: the bends squeeze the triangles, and `size` is named
         let e =
             knot("[contact]\nthickness = 0.0005", "size = 0.07, tail = 0.05, width = 0.01, segments = 300, across = 3")
-                .err()
-                .expect("refused");
+                .map(drop)
+                .expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.size"), "{e}");
         assert!(e.message.contains("bends too sharply"), "{e}");
     }
@@ -220,7 +222,7 @@ mod tests {
     fn an_unknown_shape_is_refused_with_the_shapes_there_are() {
         let text = "[[body]]\nname = \"k\"\nkind = \"shell\"\ndensity = 0.4\nstretching = 400.0\n\
                     mesh = { generator = \"knot\", shape = \"granny\", size = 0.07, tail = 0.05, width = 0.01, segments = 80 }";
-        let e = parse(text, "t.toml", Path::new("."), "t".into()).err().expect("refused");
+        let e = parse(text, "t.toml", Path::new("."), "t".into()).map(drop).expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.shape"), "{e}");
         assert!(e.message.contains("\"overhand\""), "{e}");
     }
