@@ -297,11 +297,58 @@ pub fn spikes(size: Real, count: u32, height: Real, apex_deg: Real) -> Result<Tr
 
 /// A strip of `width` swept along the polyline `path`, resampled into `segments` pieces of equal
 /// arc length: vertices `2k` and `2k + 1` are the two sides at sample `k`. The side direction is
-/// carried along the path by parallel transport, so a straight path gives a flat strip.
+/// carried along the path by parallel transport, so a straight path gives a flat strip. The
+/// two-across case of [`sweep`].
 pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, GeneratorError> {
+    sweep(&Sweep { width, segments, ..Sweep::default() }, path)
+}
+
+/// How a strip is swept along a centre line: the `ribbon` and `knot` generators' shared keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sweep {
+    /// The strip's width, m (> 0).
+    pub width: Real,
+    /// Pieces of equal arc length along the centre line (≥ 1).
+    pub segments: u32,
+    /// Vertices across the width (≥ 2), evenly spaced from one side to the other.
+    pub across: u32,
+    /// Twist of the side direction about the centre line from the first sample to the last,
+    /// degrees (finite; positive turns right-handed about the tangent), spread evenly over the
+    /// arc length.
+    pub twist_deg: Real,
+}
+
+impl Default for Sweep {
+    /// Today's ribbon: two vertices across and no twist (width 1 cm, 10 segments).
+    fn default() -> Self {
+        Sweep { width: 0.01, segments: 10, across: 2, twist_deg: 0.0 }
+    }
+}
+
+/// A strip swept along the polyline `path` (resampled into `sweep.segments` pieces of equal arc
+/// length, so `segments + 1` samples). Vertex `k·across + j` is sample `k`'s `j`-th vertex across,
+/// at centre + side·width·(j/(across − 1) − ½). Each quad between samples `k`, `k + 1` and columns
+/// `j`, `j + 1`, with corners `a = k·across + j`, `b = a + 1`, `c = a + across`, `d = c + 1`, is
+/// split along its diagonal `b`–`c` into `[a, c, b]` and `[b, c, d]`, so every triangle faces the
+/// same side.
+///
+/// The side direction is a rotation-minimising frame (discrete parallel transport: at each sample
+/// the side is turned by the rotation that takes the previous tangent to the next), so the strip
+/// does not flip and a straight path gives a flat strip; it starts as +z × (first tangent), or
+/// +x × (first tangent) when the path starts along z, then turns by `twist_deg` in proportion to
+/// arc length.
+pub fn sweep(sweep: &Sweep, path: &[Vec3]) -> Result<TriMesh, GeneratorError> {
+    let Sweep { width, segments, across, twist_deg } = *sweep;
     positive("width", width)?;
     at_least("segments", segments, 1)?;
-    not_too_many("segments", 2 * segments as u128 + 2)?;
+    at_least("across", across, 2)?;
+    not_too_many("segments", across as u128 * (segments as u128 + 1))?;
+    if !twist_deg.is_finite() {
+        return Err(GeneratorError {
+            key: "twist",
+            message: format!("must be a finite number of degrees, got {}", Compact(twist_deg)),
+        });
+    }
     let centre = resample(path, segments)?;
     let tangent = |k: usize| -> Vec3 {
         let (a, b) = if k + 1 < centre.len() { (k, k + 1) } else { (k - 1, k) };
@@ -314,7 +361,7 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
         side = Vec3::x().cross(&t0);
     }
     let mut side = side.normalize();
-    let mut positions = Vec::with_capacity(2 * centre.len());
+    let mut positions = Vec::with_capacity(across as usize * centre.len());
     let mut previous = t0;
     for (k, c) in centre.iter().enumerate() {
         let t = tangent(k);
@@ -326,14 +373,32 @@ pub fn ribbon(width: Real, segments: u32, path: &[Vec3]) -> Result<TriMesh, Gene
             side = (r * side).normalize();
         }
         previous = t;
-        positions.push(c - side * (0.5 * width));
-        positions.push(c + side * (0.5 * width));
+        // the twist turns the transported frame, never the frame carried on (no accumulation)
+        let turned = if twist_deg == 0.0 {
+            side
+        } else {
+            let angle = twist_deg.to_radians() * k as Real / segments as Real;
+            nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(t), angle) * side
+        };
+        if across == 2 {
+            // today's two-across ribbon, bit for bit
+            positions.push(c - turned * (0.5 * width));
+            positions.push(c + turned * (0.5 * width));
+        } else {
+            for j in 0..across {
+                positions.push(c + turned * (width * (j as Real / (across - 1) as Real - 0.5)));
+            }
+        }
     }
-    let mut triangles = Vec::with_capacity(2 * segments as usize);
+    let mut triangles = Vec::with_capacity(2 * (across as usize - 1) * segments as usize);
     for k in 0..segments {
-        let (a, b, c, d) = (2 * k, 2 * k + 1, 2 * k + 2, 2 * k + 3);
-        triangles.push([a, c, b]);
-        triangles.push([b, c, d]);
+        for j in 0..across - 1 {
+            let a = k * across + j;
+            let (b, c) = (a + 1, a + across);
+            let d = c + 1;
+            triangles.push([a, c, b]);
+            triangles.push([b, c, d]);
+        }
     }
     Ok(TriMesh { positions, triangles })
 }
@@ -482,6 +547,74 @@ mod tests {
         let r = ribbon(0.1, 10, &path).unwrap();
         assert_eq!((r.positions.len(), r.triangles.len()), (22, 20));
         assert!(r.find_degenerate_triangle(1e-9).is_none());
+    }
+
+    #[test]
+    fn a_ribbon_of_any_width_count_is_one_consistently_oriented_strip() {
+        let path = [Vec3::zeros(), Vec3::new(0.5, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0)];
+        for across in [2, 3, 5] {
+            let m = sweep(&Sweep { width: 0.2, segments: 4, across, twist_deg: 0.0 }, &path).unwrap();
+            let n = across as usize;
+            assert_eq!(m.positions.len(), 5 * n);
+            assert_eq!(m.triangles.len(), 2 * 4 * (n - 1));
+            assert_eq!(euler(&m), 1, "a disc");
+            // vertex k·across + j: sample k along x, evenly across y from −w/2 to +w/2 (side = z × x)
+            for k in 0..5 {
+                for j in 0..n {
+                    let expected = Vec3::new(0.25 * k as Real, 0.2 * (j as Real / (n - 1) as Real - 0.5), 0.0);
+                    assert!((m.positions[k * n + j] - expected).norm() < 1e-12, "vertex ({k}, {j})");
+                }
+            }
+            // every triangle faces the same way, and every edge is used once in each direction at most
+            let up = |t: &[u32; 3]| {
+                let [a, b, c] = t.map(|i| m.positions[i as usize]);
+                (b - a).cross(&(c - a)).z > 0.0
+            };
+            let first = up(&m.triangles[0]);
+            assert!(m.triangles.iter().all(|t| up(t) == first), "one orientation");
+            let mut directed = std::collections::HashSet::new();
+            for t in &m.triangles {
+                for e in 0..3 {
+                    assert!(
+                        directed.insert((t[e], t[(e + 1) % 3])),
+                        "edge {:?} twice in one direction",
+                        (t[e], t[(e + 1) % 3])
+                    );
+                }
+            }
+            assert_eq!(hinges(&m.triangles).len(), edges(&m.triangles).len() - (2 * 4 + 2 * (n - 1)), "interior edges");
+        }
+        // two across is the ribbon of before, triangle for triangle
+        let two = sweep(&Sweep { width: 0.2, segments: 4, across: 2, twist_deg: 0.0 }, &path).unwrap();
+        assert_eq!(two, ribbon(0.2, 4, &path).unwrap());
+        assert_eq!(&two.triangles[..2], &[[0, 2, 1], [1, 2, 3]]);
+    }
+
+    #[test]
+    fn the_frame_is_transported_without_flips_and_twists_on_request() {
+        // a helix: the side turns with the curve but never jumps
+        let helix: Vec<Vec3> = (0..=200)
+            .map(|k| {
+                let t = 6.0 * PI * k as Real / 200.0;
+                Vec3::new(t.cos(), t.sin(), 0.3 * t)
+            })
+            .collect();
+        let m = sweep(&Sweep { width: 0.1, segments: 150, across: 3, twist_deg: 0.0 }, &helix).unwrap();
+        let side = |k: usize| (m.positions[3 * k + 2] - m.positions[3 * k]).normalize();
+        for k in 0..150 {
+            assert!(side(k).dot(&side(k + 1)) > 0.99, "the side flips at sample {k}");
+        }
+        // a straight strip with a quarter twist ends with its side along z
+        let straight = [Vec3::zeros(), Vec3::x()];
+        let m = sweep(&Sweep { width: 0.1, segments: 10, across: 4, twist_deg: 90.0 }, &straight).unwrap();
+        let last = (m.positions[43] - m.positions[40]).normalize();
+        assert!((last - Vec3::z()).norm() < 1e-9, "{last}");
+        let halfway = (m.positions[23] - m.positions[20]).normalize();
+        assert!((halfway.dot(&Vec3::y()) - (PI / 4.0).cos()).abs() < 1e-9);
+        assert_eq!(sweep(&Sweep { twist_deg: Real::NAN, ..Sweep::default() }, &straight).unwrap_err().key, "twist");
+        assert_eq!(sweep(&Sweep { across: 1, ..Sweep::default() }, &straight).unwrap_err().key, "across");
+        let huge = Sweep { across: u32::MAX, segments: u32::MAX, ..Sweep::default() };
+        assert_eq!(sweep(&huge, &straight).unwrap_err().key, "segments");
     }
 
     #[test]

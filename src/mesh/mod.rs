@@ -5,14 +5,18 @@
 //! of the generators here; `model/` turns meshes into vertices and potentials.
 
 mod generators;
+mod knots;
 mod obj;
+mod spline;
 mod tet;
 mod topology;
 
 pub use generators::{
-    box_surface, cylinder, grid, icosphere, lattice, line, ribbon, spikes, GeneratorError, MAX_VERTICES,
+    box_surface, cylinder, grid, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep, MAX_VERTICES,
 };
+pub use knots::{knot, knot_control_points, overhand_control_points, KnotShape};
 pub use obj::{parse_obj, read_obj, ObjError};
+pub use spline::catmull_rom;
 pub use tet::{ball_tets, box_tets, parse_tetgen, read_tetgen, TetGenError, TetMesh};
 pub use topology::{edges, hinges, HingeStencil};
 

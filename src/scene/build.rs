@@ -32,7 +32,8 @@ pub(super) fn build(
         place: None,
         message,
     })?;
-    let ctx = Ctx { file, memory };
+    let contact_thickness = raw.contact.as_ref().map(|c| c.thickness.unwrap_or(LayerSchedule::default().thickness));
+    let ctx = Ctx { file, memory, contact_thickness };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
     let Simulation { period_ladder, gravity, common_period } = check_simulation(&ctx, sim)?;
@@ -519,6 +520,25 @@ mod tests {
         assert_eq!(e.place.as_deref(), Some("simulation.period_rungs"), "{e}");
         assert!(e.message.contains("power of two") && e.message.contains("got 12"), "{e}");
         assert!(with("-1").is_err(), "a negative count is refused by the parser");
+    }
+
+    #[test]
+    fn a_smooth_ribbon_takes_any_width_count_and_a_twist() {
+        let ribbon = |extra: &str| {
+            scene(&format!(
+                "name = \"r\"\nkind = \"shell\"\ndensity = 0.1\nstretching = 10.0\nmesh = {{ generator = \"ribbon\", \
+                 width = 0.02, segments = 12, path = [[0.0, 0.0, 0.0], [0.1, 0.05, 0.0], [0.2, 0.0, 0.02]]{extra} }}"
+            ))
+        };
+        let s = ribbon(", across = 4, twist = 45.0, smooth = true").unwrap();
+        assert_eq!(s.model.vertices.len(), 13 * 4);
+        assert_eq!(s.forces.iter().filter(|f| f.potential.kind() == "membrane").count(), 12 * 3 * 2);
+        // the spline passes through the middle control point: sample 6 of 12 is near it (even arc length)
+        let mid = (0..4).map(|j| s.model.vertices.position(VertexId(6 * 4 + j))).sum::<Vec3>() / 4.0;
+        assert!((mid - Vec3::new(0.1, 0.05, 0.0)).norm() < 0.01, "{mid}");
+        assert_eq!(ribbon("").unwrap().model.vertices.len(), 13 * 2, "two across by default");
+        let e = ribbon(", across = 1").map(drop).expect_err("refused");
+        assert!(e.place.as_deref().is_some_and(|p| p.ends_with("mesh")) && e.message.contains("`across`"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ const SCENES: &[(&str, &str)] = &[
     ("spikes-10k", include_str!("../../scenes/spikes-10k.toml")),
     ("spikes-50k", include_str!("../../scenes/spikes-50k.toml")),
     ("bar-collision", include_str!("../../scenes/bar-collision.toml")),
+    ("overhand-knot", include_str!("../../scenes/overhand-knot.toml")),
 ];
 
 /// Names of the built-in scenes.

@@ -13,6 +13,9 @@ pub(super) struct Ctx<'a> {
     pub file: &'a str,
     /// The memory planned so far against the machine's ([`MemoryPlan`]).
     pub memory: MemoryPlan,
+    /// η(1), `[contact] thickness` (its default when the key is absent), when the scene has
+    /// `[contact]`: generated knots keep their gaps above a multiple of it.
+    pub contact_thickness: Option<Real>,
 }
 
 impl Ctx<'_> {

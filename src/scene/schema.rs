@@ -258,15 +258,44 @@ pub enum Generator {
         #[serde(default = "sixteen")]
         segments: u32,
     },
-    /// Strip swept along a polyline.
+    /// Strip swept along a polyline, or along the smooth curve through its points.
     Ribbon {
         /// m.
         width: f64,
         /// Pieces along the path.
         segments: u32,
-        /// Polyline, m.
+        /// Polyline, m; with `smooth`, the control points of a Catmull–Rom spline.
         #[serde(deserialize_with = "crate::scene::exact::list")]
         path: Vec<[f64; 3]>,
+        /// Vertices across the width (default 2).
+        #[serde(default = "two")]
+        across: u32,
+        /// Twist about the centre line over the whole length, degrees (default 0).
+        #[serde(default)]
+        twist: f64,
+        /// Sweep along the centripetal Catmull–Rom spline through `path` instead of the polyline.
+        #[serde(default)]
+        smooth: bool,
+    },
+    /// A ribbon tied in a knot (issue 22): swept along a smooth centre line through the knot's
+    /// control points; its gaps are checked against `[contact] thickness`.
+    Knot {
+        /// `"overhand"`.
+        shape: String,
+        /// The knot's outer diameter, m.
+        size: f64,
+        /// Length of each straight tail, m.
+        tail: f64,
+        /// The ribbon's width, m.
+        width: f64,
+        /// Pieces along the centre line.
+        segments: u32,
+        /// Vertices across the width (default 3).
+        #[serde(default = "three")]
+        across: u32,
+        /// Twist about the centre line over the whole length, degrees (default 0).
+        #[serde(default)]
+        twist: f64,
     },
     /// The spiked plate of report §8.6 (obstacles): a square plate with `count × count` sliver
     /// spikes.
@@ -317,6 +346,10 @@ fn report_apex() -> f64 {
 
 fn two() -> u32 {
     2
+}
+
+fn three() -> u32 {
+    3
 }
 
 fn sixteen() -> u32 {

@@ -3,7 +3,7 @@
 
 use crate::math::{Compact, Real, Vec3};
 use crate::mesh::{self, TriMesh};
-use crate::scene::context::Ctx;
+use crate::scene::context::{quoted_or, Ctx};
 use crate::scene::schema::{BoxResolution, Generator, MeshSpec, Transform};
 use crate::scene::SceneError;
 use nalgebra::Rotation3;
@@ -11,6 +11,10 @@ use std::path::Path;
 
 /// Relative area below which a triangle counts as degenerate (area ≤ tol · longest edge²).
 const DEGENERATE_TOLERANCE: Real = 1e-10;
+
+/// Spline samples per piece between a smooth ribbon's path points, before the sweep resamples
+/// them at even arc length.
+const RIBBON_SAMPLES_PER_PIECE: u32 = 32;
 
 /// A shell's or obstacle's triangle mesh, placed by `transform`: any generator but `line` and
 /// `ball`, or an OBJ file relative to `base`; degenerate triangles are refused.
@@ -42,9 +46,25 @@ pub(super) fn load_mesh(
                 generated(mesh::box_surface(*size, n))?
             }
             Generator::Cylinder { radius, height, segments } => generated(mesh::cylinder(*radius, *height, *segments))?,
-            Generator::Ribbon { width, segments, path } => {
+            Generator::Ribbon { width, segments, path, across, twist, smooth } => {
                 let pts: Vec<Vec3> = path.iter().map(|p| ctx.finite_vec(&key, "path", *p)).collect::<Result<_, _>>()?;
-                generated(mesh::ribbon(*width, *segments, &pts))?
+                let strip = mesh::Sweep { width: *width, segments: *segments, across: *across, twist_deg: *twist };
+                if *smooth {
+                    generated(mesh::catmull_rom(&pts, RIBBON_SAMPLES_PER_PIECE).and_then(|c| mesh::sweep(&strip, &c)))?
+                } else {
+                    generated(mesh::sweep(&strip, &pts))?
+                }
+            }
+            Generator::Knot { shape, size, tail, width, segments, across, twist } => {
+                let Some(shape) = mesh::KnotShape::from_name(shape) else {
+                    let names: Vec<&str> = mesh::KnotShape::NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(ctx.err(
+                        format!("{key}.shape"),
+                        format!("unknown knot shape \"{shape}\"; use {}", quoted_or(&names)),
+                    ));
+                };
+                let strip = mesh::Sweep { width: *width, segments: *segments, across: *across, twist_deg: *twist };
+                generated(mesh::knot(shape, *size, *tail, &strip))?
             }
             Generator::Spikes { size, count, height, apex_deg } => {
                 generated(mesh::spikes(*size, *count, *height, *apex_deg))?
@@ -72,6 +92,10 @@ pub(super) fn load_mesh(
         return Err(
             ctx.err(&key, format!("triangle {t} {:?} is degenerate (zero or near-zero area); {fix}", m.triangles[t]))
         );
+    }
+    if let Some(MeshSpec::Generator(Generator::Knot { width, across, .. })) = spec {
+        // after the transform: its scale changes the gaps, not η(1)
+        super::knot::check_gaps(ctx, &key, &m, *across, *width * transform.scale)?;
     }
     Ok(m)
 }

@@ -8,6 +8,7 @@
 //! wrong type, are refused by the parser with their line and column.
 
 mod chain;
+mod knot;
 mod mesh;
 mod obstacle;
 mod particles;

@@ -1,0 +1,280 @@
+//! A knot that stays tied (issue 22): runs the built-in scene `overhand-knot` through the binary,
+//! reads every written frame back, and computes a knot invariant of the ribbon's centre line, the
+//! knot determinant, which must be 3 (the trefoil's) on every frame. Also: `avicontact check`
+//! passes every frame (law 1), `dissipated` never decreases (law 3), and the knot tightens.
+//!
+//! Everything after the run is written here, from the files: the centre line (the mean of each
+//! cross-section's vertices), its closure far outside, the planar projection, its crossings and the
+//! colouring matrix. It shares no code with the simulator.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+type P3 = [f64; 3];
+
+fn sub(a: P3, b: P3) -> P3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn add(a: P3, b: P3) -> P3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn scale(a: P3, s: f64) -> P3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+fn dot(a: P3, b: P3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: P3, b: P3) -> P3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn norm(a: P3) -> f64 {
+    dot(a, a).sqrt()
+}
+fn unit(a: P3) -> P3 {
+    scale(a, 1.0 / norm(a))
+}
+
+/// The scene's vertices across the ribbon, read from its text (`across = N` of its mesh).
+fn across(scene: &str) -> usize {
+    let at = scene.find("across = ").expect("the knot scene states `across`") + "across = ".len();
+    scene[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+}
+
+/// The vertices of object `name` in an OBJ frame.
+fn read_object(path: &Path, name: &str) -> Vec<P3> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut w = line.split_whitespace();
+        match w.next() {
+            Some("o") => inside = w.next() == Some(name),
+            Some("v") if inside => {
+                let c: Vec<f64> = w.map(|t| t.parse().unwrap()).collect();
+                out.push([c[0], c[1], c[2]]);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The ribbon's centre line: the mean of each cross-section's `across` vertices.
+fn centre_line(vertices: &[P3], across: usize) -> Vec<P3> {
+    assert_eq!(vertices.len() % across, 0, "whole cross-sections");
+    vertices.chunks(across).map(|s| scale(s.iter().fold([0.0; 3], |a, p| add(a, *p)), 1.0 / across as f64)).collect()
+}
+
+/// The open curve closed far outside: each end led radially out from the centroid to a sphere ten
+/// times the curve's radius, the two points joined along great circles of that sphere (through a
+/// point a quarter turn from the first, so that no arc is between antipodes). Any path on the
+/// sphere gives the same knot: the curve lies inside it.
+fn close_far_outside(curve: &[P3]) -> Vec<P3> {
+    let c = scale(curve.iter().fold([0.0; 3], |a, p| add(a, *p)), 1.0 / curve.len() as f64);
+    let radius = 10.0 * curve.iter().map(|p| norm(sub(*p, c))).fold(0.0, f64::max);
+    let a = unit(sub(curve[0], c));
+    let b = unit(sub(curve[curve.len() - 1], c));
+    let up = if cross(a, [0.0, 0.0, 1.0]).iter().any(|x| x.abs() > 0.1) { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+    let mid = unit(sub(up, scale(a, dot(up, a))));
+    let slerp = |u: P3, v: P3, s: f64| -> P3 {
+        let angle = dot(u, v).clamp(-1.0, 1.0).acos();
+        if angle < 1e-9 {
+            return u;
+        }
+        add(scale(u, ((1.0 - s) * angle).sin() / angle.sin()), scale(v, (s * angle).sin() / angle.sin()))
+    };
+    let mut closed = curve.to_vec();
+    let steps = 24;
+    for (u, v) in [(b, mid), (mid, a)] {
+        for k in 0..=steps {
+            closed.push(add(c, scale(slerp(u, v, k as f64 / steps as f64), radius)));
+        }
+    }
+    closed // the last point is radius·a out from the first: the polygon closes back to curve[0]
+}
+
+/// The knot determinant of a closed polygon: |det| of the colouring matrix of its projection
+/// along a generic direction with one row and one column struck out (1 for the unknot, 3 for the
+/// trefoil). Crossings are found segment against segment in the plane; the over strand is the one
+/// higher along the direction.
+fn knot_determinant(polygon: &[P3]) -> i128 {
+    knot_determinant_and_crossings(polygon).0
+}
+
+/// [`knot_determinant`] and the number of crossings of the projection.
+fn knot_determinant_and_crossings(polygon: &[P3]) -> (i128, usize) {
+    let n = polygon.len();
+    let d = unit([0.0123, 0.0371, 1.0]);
+    let e1 = unit(cross(d, [1.0, 0.0, 0.0]));
+    let e2 = cross(d, e1);
+    let flat: Vec<(f64, f64, f64)> = polygon.iter().map(|p| (dot(*p, e1), dot(*p, e2), dot(*p, d))).collect();
+    // (position of the under point along the polygon, position of the over point)
+    let mut crossings: Vec<(f64, f64)> = Vec::new();
+    for i in 0..n {
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue; // neighbours across the closing segment
+            }
+            let (p, q) = (flat[i], flat[(i + 1) % n]);
+            let (r, s) = (flat[j], flat[(j + 1) % n]);
+            let (ux, uy, vx, vy) = (q.0 - p.0, q.1 - p.1, s.0 - r.0, s.1 - r.1);
+            let den = ux * vy - uy * vx;
+            if den == 0.0 {
+                continue;
+            }
+            let (wx, wy) = (r.0 - p.0, r.1 - p.1);
+            let a = (wx * vy - wy * vx) / den;
+            let b = (wx * uy - wy * ux) / den;
+            if (0.0..1.0).contains(&a) && (0.0..1.0).contains(&b) {
+                let (ha, hb) = (p.2 + a * (q.2 - p.2), r.2 + b * (s.2 - r.2));
+                assert!((ha - hb).abs() > 1e-9, "the strands meet in space at a crossing");
+                let (pa, pb) = (i as f64 + a, j as f64 + b);
+                crossings.push(if ha < hb { (pa, pb) } else { (pb, pa) });
+            }
+        }
+    }
+    let m = crossings.len();
+    if m < 2 {
+        return (1, m);
+    }
+    let mut unders: Vec<f64> = crossings.iter().map(|c| c.0).collect();
+    unders.sort_by(f64::total_cmp);
+    // arc k runs from under-crossing k to under-crossing k + 1 (cyclically)
+    let arc = |pos: f64| -> usize { (unders.iter().filter(|u| **u <= pos).count() + m - 1) % m };
+    let mut matrix = vec![vec![0i128; m]; m];
+    for (row, &(under, over)) in crossings.iter().enumerate() {
+        let k = unders.iter().position(|u| *u == under).unwrap();
+        matrix[row][arc(over)] += 2;
+        matrix[row][k] -= 1; // the arc that starts here
+        matrix[row][(k + m - 1) % m] -= 1; // the arc that ends here
+    }
+    let minor = matrix.into_iter().take(m - 1).map(|r| r.into_iter().take(m - 1).collect()).collect();
+    (bareiss_determinant(minor).abs(), m)
+}
+
+/// The determinant of an integer matrix by fraction-free (Bareiss) elimination: exact.
+fn bareiss_determinant(mut a: Vec<Vec<i128>>) -> i128 {
+    let n = a.len();
+    let (mut sign, mut previous) = (1i128, 1i128);
+    for k in 0..n {
+        if a[k][k] == 0 {
+            let Some(swap) = (k + 1..n).find(|&i| a[i][k] != 0) else { return 0 };
+            a.swap(k, swap);
+            sign = -sign;
+        }
+        for i in k + 1..n {
+            for j in k + 1..n {
+                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) / previous;
+            }
+            a[i][k] = 0;
+        }
+        previous = a[k][k];
+    }
+    if n == 0 {
+        1
+    } else {
+        sign * a[n - 1][n - 1]
+    }
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("avicontact-knots-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn the_determinant_tells_the_trefoil_from_the_unknot() {
+    // the standard trefoil, sampled, and a circle
+    let trefoil: Vec<P3> = (0..120)
+        .map(|k| {
+            let t = std::f64::consts::TAU * k as f64 / 120.0;
+            [t.sin() + 2.0 * (2.0 * t).sin(), t.cos() - 2.0 * (2.0 * t).cos(), -(3.0 * t).sin()]
+        })
+        .collect();
+    assert_eq!(knot_determinant(&trefoil), 3);
+    let circle: Vec<P3> = (0..60)
+        .map(|k| {
+            let t = std::f64::consts::TAU * k as f64 / 60.0;
+            [t.cos(), t.sin(), 0.1 * (3.0 * t).sin()]
+        })
+        .collect();
+    assert_eq!(knot_determinant(&circle), 1);
+    // the figure-eight knot's determinant is 5
+    let eight: Vec<P3> = (0..200)
+        .map(|k| {
+            let t = std::f64::consts::TAU * k as f64 / 200.0;
+            [(2.0 + (2.0 * t).cos()) * (3.0 * t).cos(), (2.0 + (2.0 * t).cos()) * (3.0 * t).sin(), (4.0 * t).sin()]
+        })
+        .collect();
+    assert_eq!(knot_determinant(&eight), 5);
+}
+
+#[test]
+fn the_overhand_knot_stays_tied_tightens_and_never_intersects() {
+    let scene = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/overhand-knot.toml")).unwrap();
+    let across = across(&scene);
+    let dir = out_dir("overhand");
+    let exe = env!("CARGO_BIN_EXE_avicontact");
+    let run = Command::new(exe).args(["run", "overhand-knot", "--quiet", "--out"]).arg(&dir).output().unwrap();
+    assert!(run.status.success(), "run: {}", String::from_utf8_lossy(&run.stderr));
+    let check = Command::new(exe).arg("check").arg(&dir).output().unwrap();
+    assert!(
+        check.status.success(),
+        "check: {}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+
+    // dissipation never decreases (law 3)
+    let stats = std::fs::read_to_string(dir.join("stats.csv")).unwrap();
+    let mut lines = stats.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "dissipated").unwrap();
+    let dissipated: Vec<f64> = lines.map(|l| l.split(',').nth(column).unwrap().parse().unwrap()).collect();
+    for (k, w) in dissipated.windows(2).enumerate() {
+        assert!(w[1] >= w[0], "dissipated fell from {} to {} J at frame {}", w[0], w[1], k + 1);
+    }
+
+    // the knot on every frame, and its slack: the centre line's length beyond its ends' distance
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir.join("frames")).unwrap().map(|e| e.unwrap().path()).collect();
+    frames.sort();
+    assert!(frames.len() >= 10, "{} frames", frames.len());
+    let mut slack = Vec::new();
+    for frame in &frames {
+        let curve = centre_line(&read_object(frame, "ribbon"), across);
+        let length: f64 = curve.windows(2).map(|w| norm(sub(w[1], w[0]))).sum();
+        slack.push(length - norm(sub(curve[curve.len() - 1], curve[0])));
+        let (det, crossings) = knot_determinant_and_crossings(&close_far_outside(&curve));
+        eprintln!(
+            "{}: {crossings} crossings, determinant {det}, slack {:.4} m",
+            frame.display(),
+            slack[slack.len() - 1]
+        );
+        assert_eq!(det, 3, "{}: knot determinant {det}, not the trefoil's 3", frame.display());
+    }
+    let (first, last) = (slack[0], slack[slack.len() - 1]);
+    assert!(last < 0.5 * first, "the knot tightens: slack {first} m at the start, {last} m at the end");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_knot_tied_too_tight_is_refused_with_its_key_and_exit_2() {
+    let dir = out_dir("tight");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("tight.toml");
+    std::fs::write(
+        &scene,
+        "[contact]\nthickness = 0.0005\n[[body]]\nname = \"k\"\nkind = \"shell\"\ndensity = 0.4\nstretching = 400.0\n\
+         mesh = { generator = \"knot\", shape = \"overhand\", size = 0.03, tail = 0.05, width = 0.01, segments = 40 }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run =
+        Command::new(env!("CARGO_BIN_EXE_avicontact")).arg("run").arg(&scene).arg("--out").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("body[0] \"k\".mesh.size") && stderr.contains("make `size` larger"), "{stderr}");
+    assert!(!out.join("frames").exists(), "nothing is written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
