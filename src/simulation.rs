@@ -78,10 +78,19 @@ impl Simulation {
         parameters: SimulationParameters,
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
+        let mut forces = forces;
+        // With contact, a potential whose stiffness is unbounded (a neo-Hookean bar crushed
+        // toward zero length) keeps only a part of bounded stiffness on its clock and hands the
+        // rest to penalty layers (see `CompressionBarrier`): its clock period, estimated once,
+        // then holds at every length
+        let mut barriers = Vec::new();
+        if parameters.contact.is_some() {
+            barriers.extend(forces.iter_mut().filter_map(|spec| spec.potential.split_compression_barrier()));
+        }
         let mut engine =
             AviEngine::new(&model, forces, parameters.safety_factor, parameters.period_ladder, parameters.frame_rate)?;
         if let Some(contact) = parameters.contact {
-            engine = engine.with_contact(&model, contact)?;
+            engine = engine.with_contact_and_barriers(&model, contact, &barriers)?;
         }
         Ok(Simulation { model, backend: Box::new(engine), parameters, interrupt: Interrupt::new() })
     }

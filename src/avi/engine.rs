@@ -10,7 +10,7 @@ use crate::ledger::{KickKind, Ledger};
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
-use crate::potential::Potential;
+use crate::potential::{CompressionBarrier, Potential};
 use crate::stats::Counters;
 use slotmap::SlotMap;
 use std::collections::BTreeMap;
@@ -440,8 +440,20 @@ impl AviEngine {
     /// Adds contact (penalty layers and certificates, ACM §4–§5) to a fresh engine: certifies
     /// every pair at t = 0, activating layers where no slab is profitable. Refuses a start with a
     /// pair closer than η(1).
-    pub fn with_contact(mut self, model: &Model, settings: ContactSettings) -> Result<Self, SimulationError> {
-        let mut contact = ContactManager::new(model, settings);
+    pub fn with_contact(self, model: &Model, settings: ContactSettings) -> Result<Self, SimulationError> {
+        self.with_contact_and_barriers(model, settings, &[])
+    }
+
+    /// [`with_contact`](Self::with_contact), with the compression barriers split off the bars
+    /// among the engine's potentials ([`Potential::split_compression_barrier`]) on layers of
+    /// their own.
+    pub fn with_contact_and_barriers(
+        mut self,
+        model: &Model,
+        settings: ContactSettings,
+        barriers: &[CompressionBarrier],
+    ) -> Result<Self, SimulationError> {
+        let mut contact = ContactManager::with_barriers(model, settings, barriers);
         let requests = contact.start(model).map_err(SimulationError::InitialContact)?;
         apply(&mut self.queue, &requests)?;
         self.layer_slot = self.counters.slot("layer");

@@ -34,7 +34,7 @@ mod spring;
 mod wall;
 
 pub use ad::hessian_of;
-pub use bar::NeoHookeanBar;
+pub use bar::{CompressionBarrier, NeoHookeanBar, KNEE};
 pub use barrier::{barrier, mollifier, ContactPair, IpcBarrier};
 pub use cst::{Membrane, MembraneMaterial};
 pub use damping::{Damping, StrainMeasure};
@@ -110,6 +110,13 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// mechanical energy reported in `stats.csv`.
     fn is_dissipative(&self) -> bool {
         false
+    }
+
+    /// Hands the part of the potential whose stiffness is unbounded to penalty layers on the AVI
+    /// and keeps the rest, whose stiffness is bounded (see [`CompressionBarrier`]): `None` (the
+    /// default) for potentials whose clock period covers every configuration they meet.
+    fn split_compression_barrier(&mut self) -> Option<CompressionBarrier> {
+        None
     }
 
     /// Tells the potential the period of the clock it ticks on. Only dissipative potentials, which

@@ -64,7 +64,7 @@ impl ContactManager {
         if proximity.gap.is_nan() || proximity.gap <= 0.0 {
             return Err(penetration());
         }
-        if matches!(kind, PairKind::EdgeLength { .. }) {
+        if matches!(kind, PairKind::EdgeLength { .. } | PairKind::Crush { .. }) {
             return self.certify_rate(k, t, proximity.gap, model, out);
         }
         // The slab normal joins the closest points (rounded as a stored slab keeps it); the

@@ -5,7 +5,7 @@
 //! clocks, reflective impulses), and the layers' energy and periods.
 
 use super::manager::ContactManager;
-use super::pair::{Between, Guard, PairKind};
+use super::pair::{Between, Guard, Layers, PairKind};
 use super::schedule::Schedule;
 use super::settings::{ContactVariant, Restart};
 use crate::contact::ContactError;
@@ -49,7 +49,7 @@ impl ContactManager {
             let gap = kind.measure(&x).gap;
             let mut l = 1;
             while layers.thickness(l) > gap && l < u32::MAX {
-                total += 0.5 * layers.stiffness(l) * (gap - layers.thickness(l)).powi(2);
+                total += layers.energy(l, gap);
                 l += 1;
             }
         }
@@ -210,9 +210,14 @@ impl ContactManager {
             for &u in &vertices {
                 v.drift_to(u, t.seconds());
             }
-            // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating
-            let c = if gap_rate > 0.0 { s.restitution } else { 1.0 };
-            let normal_impulse = h * c * layers.stiffness(l) * g; // ≤ 0: pushes apart
+            // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating;
+            // a bar's compression barrier is part of its elastic material and keeps it all
+            let crush = matches!(kind, PairKind::Crush { .. });
+            let c = if gap_rate > 0.0 && !crush { s.restitution } else { 1.0 };
+            let normal_impulse = match layers {
+                Layers::Crush(bar) => h * bar.slope(l, proximity.gap),
+                Layers::Penalty(_) => h * c * layers.stiffness(l) * g, // ≤ 0: pushes apart
+            };
             let ledger = &mut self.ledger;
             if c == 1.0 {
                 for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
@@ -225,7 +230,7 @@ impl ContactManager {
                     ledger.kick_restituted(v, u, gu * normal_impulse, gu * full_impulse, t.seconds());
                 }
             }
-            if s.friction > 0.0 && !matches!(kind, PairKind::EdgeLength { .. }) {
+            if s.friction > 0.0 && !matches!(kind, PairKind::EdgeLength { .. } | PairKind::Crush { .. }) {
                 let normal = (proximity.high - proximity.low).try_normalize(0.0).unwrap_or_else(Vec3::zeros);
                 let limit = s.friction * normal_impulse.abs();
                 apply_friction(&vertices, &proximity.gradient, normal, limit, t.seconds(), v, ledger);

@@ -30,6 +30,7 @@ use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
 use crate::model::{BodyKind, Model, Motion};
 use crate::observe::ContactFrameStats;
+use crate::potential::CompressionBarrier;
 use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
@@ -73,6 +74,13 @@ impl ContactManager {
     /// sphere–triangle pairs (never sharing a vertex, never both unable to move), plus two length
     /// constraints per edge of an inextensible body.
     pub fn new(model: &Model, settings: ContactSettings) -> Self {
+        Self::with_barriers(model, settings, &[])
+    }
+
+    /// [`new`](Self::new), plus a length pair for each bar's compression barrier in `barriers`
+    /// (split off its bar by [`crate::potential::Potential::split_compression_barrier`]), whose
+    /// layers carry the bar's stiffening below the knee.
+    pub fn with_barriers(model: &Model, settings: ContactSettings, barriers: &[CompressionBarrier]) -> Self {
         let v = &model.vertices;
         let held = |u: VertexId| !matches!(v.motion_at(u, 0.0), Motion::Free);
         let broad = BroadPhase::new(
@@ -122,6 +130,16 @@ impl ContactManager {
                     on_vertex.extend([(a, k), (b, k)]);
                 }
             }
+        }
+        // crushed bars: one length pair per bar, on the bar's own layers
+        for &bar in barriers {
+            if held(bar.a) && held(bar.b) {
+                continue;
+            }
+            let e = manager.lengths.len() as u32;
+            manager.lengths.push(PairKind::Crush { bar });
+            let k = manager.insert_pair(Between::Length(e));
+            on_vertex.extend([(bar.a, k), (bar.b, k)]);
         }
         if !on_vertex.is_empty() {
             on_vertex.sort_by_key(|&(u, _)| u.0); // stable: each vertex's in the order made

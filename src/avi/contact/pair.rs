@@ -3,7 +3,7 @@
 //! form, the pair record with its guard, and what a pair is between (ACM §5, report §6). A leaf:
 //! it imports nothing of its siblings.
 
-use crate::contact::LayerSchedule;
+use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
 use crate::geometry::distance::{
     closest_edge_edge, closest_point_triangle, gradient_distance_edge_edge, gradient_distance_point_point,
@@ -11,7 +11,9 @@ use crate::geometry::distance::{
 };
 use crate::ids::VertexId;
 use crate::kds::SlabDirection;
+use crate::math::Time;
 use crate::math::{Real, Vec3};
+use crate::potential::CompressionBarrier;
 use smallvec::{smallvec, SmallVec};
 use thin_vec::ThinVec;
 
@@ -91,18 +93,93 @@ pub(super) enum PairKind {
     /// An inextensible edge (ACM §7): its length stays below (1 + slack)·rest (`stretch`) or
     /// above (1 − slack)·rest (not `stretch`).
     EdgeLength { a: VertexId, b: VertexId, rest: Real, slack: Real, stretch: bool },
+    /// A neo-Hookean bar's compression barrier (AVI only): its gap is the bar's length and its
+    /// layers are the bar's own [`CompressionBarrier`] bands.
+    Crush { bar: CompressionBarrier },
+}
+
+/// The layers of a pair: the scene's penalty layers ½·r(l)·(gap − η(l))², or the bands of a
+/// bar's [`CompressionBarrier`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Layers {
+    Penalty(LayerSchedule),
+    Crush(CompressionBarrier),
+}
+
+impl Layers {
+    /// η(l): layer l acts while the gap is below it, m.
+    pub(super) fn thickness(&self, l: u32) -> Real {
+        match self {
+            Layers::Penalty(p) => p.thickness(l),
+            Layers::Crush(bar) => bar.thickness(l),
+        }
+    }
+
+    /// The largest stiffness of layer l, N/m.
+    pub(super) fn stiffness(&self, l: u32) -> Real {
+        match self {
+            Layers::Penalty(p) => p.stiffness(l),
+            Layers::Crush(bar) => bar.curvature(l),
+        }
+    }
+
+    /// Layer l's clock period, `safety`·2/√(stiffness·Σ1/m) (see [`LayerSchedule::period`]).
+    pub(super) fn period(&self, l: u32, inverse_mass: Real, safety: Real) -> Real {
+        match self {
+            Layers::Penalty(p) => p.period(l, inverse_mass, safety),
+            Layers::Crush(bar) => safety * 2.0 / (bar.curvature(l) * inverse_mass).sqrt(),
+        }
+    }
+
+    /// [`Self::period`], refused when the clock cannot resolve it at `now`
+    /// ([`LayerSchedule::checked_period`]).
+    pub(super) fn checked_period(
+        &self,
+        l: u32,
+        inverse_mass: Real,
+        safety: Real,
+        now: Time,
+    ) -> Result<Real, ZenoError> {
+        match self {
+            Layers::Penalty(p) => p.checked_period(l, inverse_mass, safety, now),
+            Layers::Crush(_) => {
+                let h = self.period(l, inverse_mass, safety);
+                let resolution = now.seconds().abs().max(1.0) * 1e3 * Real::EPSILON;
+                if h.is_finite() && h > resolution {
+                    Ok(h)
+                } else {
+                    Err(ZenoError { layer: l, period: h, time: now })
+                }
+            }
+        }
+    }
+
+    /// Layer l's energy at `gap` (0 above η(l)), J.
+    pub(super) fn energy(&self, l: u32, gap: Real) -> Real {
+        match self {
+            Layers::Penalty(p) => {
+                if p.thickness(l) > gap {
+                    0.5 * p.stiffness(l) * (gap - p.thickness(l)).powi(2)
+                } else {
+                    0.0
+                }
+            }
+            Layers::Crush(bar) => bar.energy(l, gap),
+        }
+    }
 }
 
 impl PairKind {
     /// The pair's layers: the scene's `contact` schedule, or for an inextensible edge η₁ =
     /// slack·rest/2 with the same stiffness (derived, not stored: a pair is made for every
     /// pair of near primitives, so its size is the contact bookkeeping's).
-    pub(super) fn schedule(&self, contact: LayerSchedule) -> LayerSchedule {
+    pub(super) fn schedule(&self, contact: LayerSchedule) -> Layers {
         match *self {
             PairKind::EdgeLength { rest, slack, .. } => {
-                LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness }
+                Layers::Penalty(LayerSchedule { thickness: 0.5 * slack * rest, stiffness: contact.stiffness })
             }
-            _ => contact,
+            PairKind::Crush { bar } => Layers::Crush(bar),
+            _ => Layers::Penalty(contact),
         }
     }
 
@@ -112,6 +189,7 @@ impl PairKind {
             PairKind::PointTriangle { triangle: [a, b, c], point, .. } => smallvec![a, b, c, point],
             PairKind::EdgeEdge { a: [a0, a1], b: [b0, b1] } => smallvec![a0, a1, b0, b1],
             PairKind::Spheres { a, b, .. } | PairKind::EdgeLength { a, b, .. } => smallvec![a, b],
+            PairKind::Crush { bar } => smallvec![bar.a, bar.b],
         }
     }
 
@@ -142,7 +220,7 @@ impl PairKind {
         match self {
             PairKind::PointTriangle { .. } => 3,
             PairKind::EdgeEdge { .. } => 2,
-            PairKind::Spheres { .. } | PairKind::EdgeLength { .. } => 1,
+            PairKind::Spheres { .. } | PairKind::EdgeLength { .. } | PairKind::Crush { .. } => 1,
         }
     }
 
@@ -150,7 +228,7 @@ impl PairKind {
     pub(super) fn radii(&self) -> Real {
         match *self {
             PairKind::PointTriangle { radius, .. } => radius,
-            PairKind::EdgeEdge { .. } | PairKind::EdgeLength { .. } => 0.0,
+            PairKind::EdgeEdge { .. } | PairKind::EdgeLength { .. } | PairKind::Crush { .. } => 0.0,
             PairKind::Spheres { radii, .. } => radii,
         }
     }
@@ -189,6 +267,10 @@ impl PairKind {
                 let (gap, sign) =
                     if stretch { ((1.0 + slack) * rest - length, -1.0) } else { (length - (1.0 - slack) * rest, 1.0) };
                 Proximity { low: x[0], high: x[1], gap, gradient: smallvec![-u * sign, u * sign] }
+            }
+            PairKind::Crush { .. } => {
+                let u = gradient_distance_point_point(x[0], x[1]).map_or(Vec3::zeros(), |g| g[1]);
+                Proximity { low: x[0], high: x[1], gap: (x[1] - x[0]).norm(), gradient: smallvec![-u, u] }
             }
         }
     }
