@@ -201,6 +201,7 @@ impl PairKind {
             PairKind::EdgeEdge { .. } => "edge–edge",
             PairKind::Spheres { .. } => "sphere–sphere",
             PairKind::EdgeLength { .. } => "edge-length",
+            PairKind::Crush { .. } => "bar compression",
         }
     }
 
@@ -211,7 +212,7 @@ impl PairKind {
             PairKind::PointTriangle { .. } => &["triangle", "triangle", "triangle", "point"],
             PairKind::EdgeEdge { .. } => &["edge a", "edge a", "edge b", "edge b"],
             PairKind::Spheres { .. } => &["sphere", "sphere"],
-            PairKind::EdgeLength { .. } => &["edge", "edge"],
+            PairKind::EdgeLength { .. } | PairKind::Crush { .. } => &["edge", "edge"],
         }
     }
 
