@@ -47,13 +47,13 @@ def history(sim, duration, samples):
 duration = 0.2 if args.quick else 2.0
 cloth = history(avicontact.load("hanging-cloth"), duration, 41)
 t = [r["time"] for r in cloth]
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(9, 4))
 ax.plot(t, [r["kinetic"] for r in cloth], label="kinetic")
 ax.plot(t, [r["potential"] for r in cloth], label="potential (gravity + elastic)")
 ax.plot(t, [r["dissipated"] for r in cloth], label="dissipated by damping")
 ax.plot(t, [r["total"] + r["dissipated"] for r in cloth], "k--", label="total + dissipated")
 ax.set(xlabel="time (s)", ylabel="energy (J)", title="hanging-cloth on the AVI: the energy ledger")
-ax.legend()
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
 fig.tight_layout()
 fig.savefig(args.out / "energy.png", dpi=120)
 balance = [r["total"] + r["dissipated"] for r in cloth]
