@@ -49,6 +49,20 @@ impl fmt::Display for ZenoError {
 
 impl std::error::Error for ZenoError {}
 
+impl ZenoError {
+    /// Period `h` of layer `l`, refused when the clock cannot resolve it at `now`: when `now + h`
+    /// rounds to `now` (or nearly), the layer's ticks would not advance time and the run would
+    /// stall.
+    pub fn check(l: u32, h: Real, now: Time) -> Result<Real, ZenoError> {
+        let resolution = now.seconds().abs().max(1.0) * 1e3 * Real::EPSILON;
+        if h.is_finite() && h > resolution {
+            Ok(h)
+        } else {
+            Err(ZenoError { layer: l, period: h, time: now })
+        }
+    }
+}
+
 impl LayerSchedule {
     /// η(l) = η₁·l^(−1/4), m. Layer indices start at 1.
     pub fn thickness(&self, l: u32) -> Real {
@@ -73,13 +87,7 @@ impl LayerSchedule {
     /// `now`: when `now + h(l)` rounds to `now` (or nearly), the layer's ticks would not advance
     /// time and the run would stall.
     pub fn checked_period(&self, l: u32, inverse_mass: Real, safety: Real, now: Time) -> Result<Real, ZenoError> {
-        let h = self.period(l, inverse_mass, safety);
-        let resolution = now.seconds().abs().max(1.0) * 1e3 * Real::EPSILON;
-        if h.is_finite() && h > resolution {
-            Ok(h)
-        } else {
-            Err(ZenoError { layer: l, period: h, time: now })
-        }
+        ZenoError::check(l, self.period(l, inverse_mass, safety), now)
     }
 
     /// The layer index n whose region η(n+1) < g ≤ η(n) contains gap `d` (the number of layers

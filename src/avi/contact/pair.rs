@@ -142,15 +142,7 @@ impl Layers {
     ) -> Result<Real, ZenoError> {
         match self {
             Layers::Penalty(p) => p.checked_period(l, inverse_mass, safety, now),
-            Layers::Crush(_) => {
-                let h = self.period(l, inverse_mass, safety);
-                let resolution = now.seconds().abs().max(1.0) * 1e3 * Real::EPSILON;
-                if h.is_finite() && h > resolution {
-                    Ok(h)
-                } else {
-                    Err(ZenoError { layer: l, period: h, time: now })
-                }
-            }
+            Layers::Crush(_) => ZenoError::check(l, self.period(l, inverse_mass, safety), now),
         }
     }
 
