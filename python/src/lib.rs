@@ -136,6 +136,11 @@ fn interruptible<T: Send>(py: Python<'_>, interrupt: &Interrupt, work: impl FnOn
     result
 }
 
+/// A run that failed at `time` (s), as the command line words it.
+fn stopped(time: f64, error: &EngineError) -> PyErr {
+    SimulationError::new_err(format!("the run stopped at t = {} s: {error}", Compact(time)))
+}
+
 /// An interrupted run as Python sees it: Python's own pending `KeyboardInterrupt` (or whatever
 /// its SIGINT handler raises), or one of ours when its handler let the signal pass.
 fn interrupted(py: Python<'_>, time: f64) -> PyErr {
@@ -210,16 +215,14 @@ impl Simulation {
         match interruptible(py, &interrupt, || sim.advance_to(t, &mut ())) {
             Ok(()) => Ok(()),
             Err(EngineError::Interrupted { time, .. }) => Err(interrupted(py, time)),
-            Err(e) => Err(SimulationError::new_err(format!("the run stopped at t = {} s: {e}", Compact(self.time())))),
+            Err(e) => Err(stopped(self.time(), &e)),
         }
     }
 
     /// Processes exactly one event; returns what it was (a dict with "time", "kind", "label",
     /// "tick" and "period"), or None when no event is left.
     fn step_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let record = self.inner.step_event(&mut ()).map_err(|e| {
-            SimulationError::new_err(format!("the run stopped at t = {} s: {e}", Compact(self.inner.now().seconds())))
-        })?;
+        let record = self.inner.step_event(&mut ()).map_err(|e| stopped(self.inner.now().seconds(), &e))?;
         let Some(record) = record else { return Ok(None) };
         let event = PyDict::new(py);
         event.set_item("time", record.time.seconds())?;
@@ -334,10 +337,7 @@ fn run<'py>(
     match (finished.result, finished.summary_written) {
         (Ok(()), Ok(())) => py.import("json")?.call_method1("loads", (summary,)),
         (Err(EngineError::Interrupted { time, .. }), _) => Err(interrupted(py, time)),
-        (Err(e), _) => Err(SimulationError::new_err(format!(
-            "the run stopped at t = {} s: {e}",
-            Compact(finished.summary.simulated_time)
-        ))),
+        (Err(e), _) => Err(stopped(finished.summary.simulated_time, &e)),
         (Ok(()), Err(e)) => Err(SimulationError::new_err(e.to_string())),
     }
 }
