@@ -59,11 +59,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (a, b, c) = (model.vertex(body, 0), model.vertex(body, 1), model.vertex(body, 2));
     let forces = vec![
-        ForceSpec {
-            potential: Box::new(Morse { stencil: [a, b], depth: 1.0, width: 2.0, rest: 1.0 }),
-            period: PeriodChoice::Stable,
-        },
-        ForceSpec { potential: Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)), period: PeriodChoice::Stable },
+        ForceSpec::new(
+            Box::new(Morse { stencil: [a, b], depth: 1.0, width: 2.0, rest: 1.0 }),
+            PeriodChoice::Stable,
+        ),
+        ForceSpec::new(Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)), PeriodChoice::Stable),
     ];
     let parameters = SimulationParameters {
         duration: 5.0,

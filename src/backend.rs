@@ -11,7 +11,7 @@ use crate::interrupt::{Interrupt, InterruptCause};
 use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
-use crate::observe::{EventRecord, Observer};
+use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use crate::workload::EventRate;
@@ -95,6 +95,11 @@ pub trait Backend: std::fmt::Debug + std::any::Any + Send + Sync {
     fn contact_energy(&self, _positions: &[Vec3]) -> Real {
         0.0
     }
+
+    /// Adds to a frame's numbers at time `t` what the backend holds beyond the model's vertices:
+    /// the AVI's phantom meshes (Phantom §3.2: the other half of the mass, the implicit
+    /// potentials at the phantom positions). Nothing by default.
+    fn measure_own_state(&self, _model: &Model, _t: Real, _stats: &mut FrameStats) {}
 
     /// Event counts and wall time so far.
     fn counters(&self) -> &Counters;

@@ -3,7 +3,7 @@
 //! File paths and line numbers are added only at the edges (`scene/`, `output/`, the CLI).
 
 use crate::interrupt::InterruptCause;
-use crate::math::{Compact, Time};
+use crate::math::{Compact, Real, Time};
 use std::fmt;
 
 /// The error type observers return; it stops the run and is reported to the caller.
@@ -61,6 +61,16 @@ pub enum SimulationError {
         name: &'static str,
         /// What is wrong and what to use.
         message: String,
+    },
+    /// A phantom body's implicit step failed (Newton did not converge, or the forces are not
+    /// finite; Phantom §3.2). Cannot continue.
+    ImplicitSolve {
+        /// The body's name.
+        body: String,
+        /// The tick's time, s.
+        time: Real,
+        /// Why.
+        reason: String,
     },
     /// Positions or velocities became non-finite: a clock period is too long for its potential.
     /// Cannot continue.
@@ -121,6 +131,11 @@ impl fmt::Display for SimulationError {
                  potential (lower [simulation] safety_factor or the explicit periods), or a value of the scene is so \
                  extreme that energies overflow f64 (a huge stiffness, density, velocity or gravity, or a tiny mass: \
                  bring it nearer to physical values)",
+                Compact(*time)
+            ),
+            SimulationError::ImplicitSolve { body, time, reason } => write!(
+                f,
+                "the implicit step of phantom body \"{body}\" at t = {} s failed: {reason}",
                 Compact(*time)
             ),
             SimulationError::Contact(e) => write!(f, "contact: {e}"),

@@ -2,6 +2,7 @@
 //! ticks it on that clock; the synchronous backend evaluates every potential at every step and
 //! ignores the choice). Below both backends, so neither imports the other.
 
+use crate::ids::BodyId;
 use crate::math::Real;
 use crate::potential::Potential;
 
@@ -22,4 +23,18 @@ pub struct ForceSpec {
     pub potential: Box<dyn Potential>,
     /// Its period.
     pub period: PeriodChoice,
+    /// The body whose own elastic or damping potential this is (set by the scene builder for a
+    /// body kind's potentials, not for gravity): what a phantom body's implicit step takes over
+    /// from the clocks (Phantom §3.2, [`SimulationParameters::phantom`]). `None`: always on its
+    /// own clock.
+    ///
+    /// [`SimulationParameters::phantom`]: crate::SimulationParameters::phantom
+    pub body: Option<BodyId>,
+}
+
+impl ForceSpec {
+    /// `potential` on a clock of `period`, belonging to no body's implicit step.
+    pub fn new(potential: Box<dyn Potential>, period: PeriodChoice) -> Self {
+        ForceSpec { potential, period, body: None }
+    }
 }

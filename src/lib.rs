@@ -54,6 +54,7 @@ pub mod ledger;
 pub mod math;
 pub mod mesh;
 pub mod model;
+pub mod newton;
 pub mod observe;
 pub mod output;
 pub mod potential;

@@ -30,10 +30,16 @@ pub enum EventKind {
     /// cells re-covered (Phantom §4), or a k-DOP front record was reconfirmed, descended or
     /// coarsened (ACM §5.5).
     BroadPhase,
+    /// A phantom body took its implicit step (Phantom §3.2, eq. 7).
+    Implicit,
+    /// A phantom body's primary and phantom vertices got their constraint impulses (Phantom
+    /// §3.2, eqs. 6 and 8).
+    Constraint,
 }
 
 impl EventKind {
-    /// Its name in lower case: `force`, `frame`, `step`, `layer`, `certificate`, `broad-phase`.
+    /// Its name in lower case: `force`, `frame`, `step`, `layer`, `certificate`, `broad-phase`,
+    /// `implicit`, `constraint`.
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Force => "force",
@@ -42,6 +48,8 @@ impl EventKind {
             EventKind::Layer => "layer",
             EventKind::Certificate => "certificate",
             EventKind::BroadPhase => "broad-phase",
+            EventKind::Implicit => "implicit",
+            EventKind::Constraint => "constraint",
         }
     }
 }

@@ -10,7 +10,8 @@
 //! println!("{} events", sim.counters().events);
 //! ```
 
-use crate::avi::{AviEngine, ContactSettings};
+use crate::avi::phantom::Split;
+use crate::avi::{AviEngine, ContactSettings, PhantomMeshes, PhantomSettings};
 use crate::backend::{Backend, BackendFacts};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
@@ -44,6 +45,10 @@ pub struct SimulationParameters {
     pub period_ladder: PeriodLadder,
     /// Contact on the AVI backend (penalty layers and certificates), or `None`.
     pub contact: Option<ContactSettings>,
+    /// Bodies whose elastic potentials the AVI integrates on a phantom mesh with one implicit
+    /// step (Phantom §3.2; none by default). The synchronous backend integrates every potential
+    /// implicitly anyway and ignores it.
+    pub phantom: PhantomSettings,
 }
 
 impl Default for SimulationParameters {
@@ -55,6 +60,7 @@ impl Default for SimulationParameters {
             safety_factor: 0.5,
             period_ladder: PeriodLadder::DEFAULT,
             contact: None,
+            phantom: PhantomSettings::default(),
         }
     }
 }
@@ -78,7 +84,11 @@ impl Simulation {
         parameters: SimulationParameters,
     ) -> Result<Self, SimulationError> {
         check_duration(&parameters)?;
-        let mut forces = forces;
+        let mut model = model;
+        // phantom bodies' elastic potentials leave the clocks for their implicit steps, and their
+        // vertices give half their mass to their phantoms
+        let Split { explicit: mut forces, phantoms } =
+            PhantomMeshes::split(&mut model, forces, parameters.phantom.clone())?;
         // With contact, a potential whose stiffness is unbounded (a neo-Hookean bar crushed
         // toward zero length) keeps only a part of bounded stiffness on its clock and hands the
         // rest to penalty layers (see `CompressionBarrier`): its clock period, estimated once,
@@ -89,6 +99,9 @@ impl Simulation {
         }
         let mut engine =
             AviEngine::new(&model, forces, parameters.safety_factor, parameters.period_ladder, parameters.frame_rate)?;
+        if let Some(phantoms) = phantoms {
+            engine = engine.with_phantoms(phantoms)?;
+        }
         if let Some(contact) = parameters.contact {
             engine = engine.with_contact_and_barriers(&model, contact, &barriers)?;
         }
@@ -223,6 +236,7 @@ impl Simulation {
         let positions = self.positions();
         let counters = self.backend.counters();
         let mut stats = FrameStats::measure(&self.model, &positions, self.potentials(), self.ledger(), counters.events);
+        self.backend.measure_own_state(&self.model, self.now().seconds(), &mut stats);
         stats.potential += self.backend.contact_energy(&positions);
         stats
     }

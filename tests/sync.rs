@@ -24,7 +24,7 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
         &[1.0],
     );
     let wall = Wall::new(model.vertex(body, 0), Vec3::x(), 0.0, k);
-    let forces = vec![ForceSpec { potential: Box::new(wall), period: PeriodChoice::Stable }];
+    let forces = vec![ForceSpec::new(Box::new(wall), PeriodChoice::Stable)];
     let parameters = SimulationParameters {
         duration: 2.0 * start + 0.5,
         frame_rate: 10.0,

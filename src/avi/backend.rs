@@ -6,7 +6,7 @@ use crate::error::SimulationError;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
-use crate::observe::{EventRecord, Observer};
+use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
 use crate::workload::EventRate;
@@ -34,6 +34,12 @@ impl Backend for AviEngine {
 
     fn contact_energy(&self, positions: &[Vec3]) -> Real {
         self.contact().map_or(0.0, |contact| contact.energy(positions))
+    }
+
+    fn measure_own_state(&self, model: &Model, t: Real, stats: &mut FrameStats) {
+        if let Some(phantoms) = self.phantoms() {
+            phantoms.measure(model, t, stats);
+        }
     }
 
     fn counters(&self) -> &Counters {
@@ -67,7 +73,11 @@ impl Backend for AviEngine {
     fn facts(&self, model: &Model) -> BackendFacts {
         let vertices = model.vertices.len();
         let contact = self.contact();
+        let implicit = self.phantoms().map(|p| p.totals());
         BackendFacts {
+            linear_solver: self.phantoms().map(|p| p.settings().newton.linear_solver.name()),
+            newton_iterations: implicit.map(|t| t.newton_iterations),
+            linear_solve_seconds: implicit.map(|t| t.linear_solve_seconds),
             deepest_layer: contact.map_or(0, |c| c.deepest_layer()),
             smallest_distance: contact.map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
             contact_peak_bytes_per_vertex: contact.map(|c| c.peak_bookkeeping_bytes() as f64 / vertices.max(1) as f64),
@@ -84,6 +94,13 @@ impl Backend for AviEngine {
             per_second: self.forces().map(|(_, _, h)| 1.0 / h).fold(0.0, |sum, rate| sum + rate),
             keys: "safety_factor, the period keys or the mesh resolution",
         }];
+        if let Some(phantoms) = self.phantoms() {
+            rates.push(EventRate {
+                source: "implicit and constraint events",
+                per_second: 2.0 * phantoms.len() as Real / phantoms.settings().implicit_step,
+                keys: "[simulation] implicit_step",
+            });
+        }
         if let Some(contact) = self.contact() {
             rates.push(EventRate {
                 source: "broad-phase certificates",
@@ -101,6 +118,22 @@ impl Backend for AviEngine {
             events_per_second += 1.0 / h;
         }
         let mut lines = vec![format!("force events per simulated second (AVI): {events_per_second:.3e}")];
+        if let Some(phantoms) = self.phantoms() {
+            let h = phantoms.settings().implicit_step;
+            for (name, vertices, potentials) in phantoms.describe() {
+                let mut kinds: Vec<&str> = potentials.iter().map(|p| p.kind()).collect();
+                kinds.sort_unstable();
+                kinds.dedup();
+                lines.push(format!(
+                    "phantom body \"{name}\" (Phantom §3.2): {vertices} vertices, {} potentials ({}) on one implicit \
+                     step h_imp = {} s, {:.3e} implicit and constraint events per simulated second",
+                    potentials.len(),
+                    kinds.join(", "),
+                    Compact(h),
+                    2.0 / h
+                ));
+            }
+        }
         if let Some(contact) = self.contact() {
             let c = contact.settings();
             let broad = match contact.cell_size() {

@@ -1,6 +1,7 @@
 //! The event loop: pop → drift the stencil → kick → push the next tick (ACM Algorithm 1).
 
 use super::contact::{ContactManager, ContactSettings, Schedule};
+use super::phantom::PhantomMeshes;
 use crate::error::SimulationError;
 use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
 use crate::force::{ForceSpec, PeriodChoice};
@@ -30,6 +31,12 @@ pub enum EventKey {
     /// The failure of a broad-phase certificate: a vertex's hash-grid certificate (Phantom §4)
     /// or a k-DOP front record's (ACM §5.5).
     BroadPhase(u32),
+    /// A phantom body's implicit step (Phantom §3.2, eq. 7): the body's index among the phantom
+    /// bodies.
+    Implicit(u32),
+    /// A phantom body's constraint impulses (Phantom §3.2, eqs. 6 and 8), right after its
+    /// implicit step at the same tick.
+    Constraint(u32),
 }
 
 /// The queue's classes ([`EventQueue::with_classes`]): force ticks and frames fire most often and
@@ -51,6 +58,8 @@ fn file_event(key: &EventKey) -> Filing {
         EventKey::Layer(..) => Filing::Sparse(0),
         EventKey::Certificate(pair) => Filing::Indexed(0, pair.handle()),
         EventKey::BroadPhase(id) => Filing::Indexed(1, id),
+        // two per phantom body and tick
+        EventKey::Implicit(_) | EventKey::Constraint(_) => Filing::Sparse(0),
     }
 }
 
@@ -103,6 +112,7 @@ pub struct AviEngine {
     snapshot: Vec<Vec3>,
     contact: Option<Box<ContactManager>>,
     contact_requests: Vec<Schedule>,
+    phantoms: Option<Box<PhantomMeshes>>,
     audit: bool,
     profile: bool,
     /// Rescheduling time inside the event being processed (profiled runs).
@@ -110,6 +120,8 @@ pub struct AviEngine {
     layer_slot: usize,
     certificate_slot: usize,
     broad_phase_slot: usize,
+    implicit_slot: usize,
+    constraint_slot: usize,
 }
 
 impl AviEngine {
@@ -208,12 +220,15 @@ impl AviEngine {
             snapshot: Vec::new(),
             contact: None,
             contact_requests: Vec::new(),
+            phantoms: None,
             audit: false,
             profile: false,
             rescheduling: std::time::Duration::ZERO,
             layer_slot: 0,
             certificate_slot: 0,
             broad_phase_slot: 0,
+            implicit_slot: 0,
+            constraint_slot: 0,
         };
         engine.frame_slot = engine.counters.slot("frame");
         // forces of one period tick in step, so they share a lane of the queue (first in, first
@@ -323,6 +338,8 @@ impl AviEngine {
             }
             EventKey::Certificate(pair) => (self.fail_certificate(pair, t, model)?, None),
             EventKey::BroadPhase(id) => (self.fail_broad_phase(id, t, model)?, None),
+            EventKey::Implicit(body) => (self.implicit_step(body, t, model)?, None),
+            EventKey::Constraint(body) => (self.constrain(body, t, model)?, Some(Kicked::Phantom(body))),
         };
         if let Some(kicked) = kicked {
             self.reschedule_contingent(kicked, t, model)?;
@@ -390,6 +407,9 @@ impl AviEngine {
             .extend((0..model.vertices.len()).map(|i| model.vertices.position_at(VertexId(i as u32), t.seconds())));
         let mut stats =
             FrameStats::measure(model, &self.snapshot, self.potentials(), self.ledger(), self.counters.events);
+        if let Some(phantoms) = &self.phantoms {
+            phantoms.measure(model, t.seconds(), &mut stats);
+        }
         let mut contact_stats = None;
         if let Some(contact) = &mut self.contact {
             stats.potential += contact.energy(&self.snapshot);
@@ -528,6 +548,10 @@ impl AviEngine {
                 let stencil = contact.stencil(pair);
                 contact.after_kick(&stencil, t, model, contact_requests)
             }
+            Kicked::Phantom(body) => {
+                let stencil = self.phantoms.as_ref().expect("constraint events exist only with phantoms").stencil(body as usize);
+                contact.after_kick(&stencil, t, model, contact_requests)
+            }
         }
         .map_err(SimulationError::Contact)?;
         apply(queue, contact_requests)?;
@@ -568,6 +592,47 @@ impl AviEngine {
     }
 }
 
+impl AviEngine {
+    /// Puts the elastic potentials of phantom bodies on their implicit steps (Phantom §3.2):
+    /// schedules each body's first implicit tick.
+    pub fn with_phantoms(mut self, phantoms: PhantomMeshes) -> Result<Self, SimulationError> {
+        for body in 0..phantoms.len() {
+            self.queue.schedule(EventKey::Implicit(body as u32), phantoms.first_tick(body))?;
+        }
+        self.implicit_slot = self.counters.slot("implicit");
+        self.constraint_slot = self.counters.slot("constraint");
+        self.phantoms = Some(Box::new(phantoms));
+        Ok(self)
+    }
+
+    /// The phantom meshes, if any body is phantom.
+    pub fn phantoms(&self) -> Option<&PhantomMeshes> {
+        self.phantoms.as_deref()
+    }
+
+    /// A phantom body's implicit step (Phantom §3.2, eq. 7); its constraint event follows at the
+    /// same time.
+    fn implicit_step(&mut self, body: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let phantoms = self.phantoms.as_mut().expect("implicit events exist only with phantoms");
+        let tick = phantoms.implicit(body as usize, t, model)?;
+        self.queue.schedule(EventKey::Constraint(body), t)?;
+        self.counters.count(self.implicit_slot);
+        let period = phantoms.settings().implicit_step;
+        Ok(EventRecord { time: t, kind: EventKind::Implicit, force: None, label: "implicit", tick, period })
+    }
+
+    /// A phantom body's constraint impulses (Phantom §3.2, eqs. 6 and 8); schedules its next
+    /// implicit step.
+    fn constrain(&mut self, body: u32, t: Time, model: &mut Model) -> Result<EventRecord, SimulationError> {
+        let phantoms = self.phantoms.as_mut().expect("constraint events exist only with phantoms");
+        let tick = phantoms.constrain(body as usize, t, model, &mut self.ledger)?;
+        self.queue.schedule(EventKey::Implicit(body), phantoms.next_tick(body as usize))?;
+        self.counters.count(self.constraint_slot);
+        let period = phantoms.settings().implicit_step;
+        Ok(EventRecord { time: t, kind: EventKind::Constraint, force: None, label: "constraint", tick, period })
+    }
+}
+
 /// Whose stencil an event kicked.
 #[derive(Clone, Copy, Debug)]
 enum Kicked {
@@ -575,6 +640,8 @@ enum Kicked {
     Force(ForceId),
     /// A contact pair's (a layer tick with a nonzero impulse).
     Pair(PairId),
+    /// A phantom body's primary vertices (its constraint impulses).
+    Phantom(u32),
 }
 
 /// Carries out the contact manager's queue requests.

@@ -8,6 +8,7 @@
 mod backend;
 pub mod contact;
 mod engine;
+pub mod phantom;
 
 pub use crate::contact::{AuditFailure, ContactError, Penetration, StartError};
 pub use crate::force::{ForceSpec, PeriodChoice};
@@ -16,3 +17,4 @@ pub use contact::{
     BookkeepingBytes, BroadPhaseKind, ContactManager, ContactSettings, ContactVariant, LayerOutcome, Schedule,
 };
 pub use engine::{AviEngine, EventKey};
+pub use phantom::{PhantomMeshes, PhantomSettings, PhantomState};

@@ -296,6 +296,17 @@ impl Vertices {
         }
     }
 
+    /// Sets the lumped mass of vertex `i` (kg, > 0) before a run: the AVI gives a phantom body's
+    /// primary vertices half their mass (Phantom §3.2). A held or scripted vertex keeps its
+    /// infinite kick mass.
+    pub fn set_mass(&mut self, i: VertexId, m: Real) {
+        let k = i.index();
+        self.masses[k] = m;
+        if self.inverse_masses[k] > 0.0 {
+            self.inverse_masses[k] = 1.0 / m;
+        }
+    }
+
     /// Sets the velocity of a free vertex (initial conditions; not for use during a run).
     pub fn set_velocity(&mut self, i: VertexId, v: Vec3) {
         if matches!(self.motions[i.index()], Motion::Free | Motion::FreeUntil(_)) {

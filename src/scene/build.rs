@@ -6,7 +6,8 @@ use super::context::{quoted_or, Ctx};
 use super::memory::MemoryPlan;
 use super::schema::{self, SceneFile};
 use super::{Backend, Scene, SceneError};
-use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant};
+use crate::avi::phantom::DEFAULT_IMPLICIT_STEP;
+use crate::avi::{BroadPhaseKind, ContactSettings, ContactVariant, PhantomSettings};
 use crate::contact::LayerSchedule;
 use crate::events::PeriodLadder;
 use crate::ids::VertexId;
@@ -36,7 +37,7 @@ pub(super) fn build(
     let ctx = Ctx { file, memory, contact_thickness };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
-    let Simulation { period_ladder, gravity, common_period } = check_simulation(&ctx, sim)?;
+    let Simulation { period_ladder, gravity, common_period, implicit_step } = check_simulation(&ctx, sim)?;
     let backend = match sim.backend.as_deref() {
         None => Backend::NAMES[0].1,
         Some(name) => Backend::from_name(name).ok_or_else(|| {
@@ -63,12 +64,22 @@ pub(super) fn build(
 
     let mut model = Model::new();
     let mut forces = Vec::new();
+    let mut phantom = PhantomSettings { implicit_step: implicit_step.unwrap_or(DEFAULT_IMPLICIT_STEP), ..Default::default() };
     for (index, parsed) in bodies.iter().enumerate() {
         let place = format!("body[{index}] \"{}\"", parsed.name);
         if bodies[..index].iter().any(|b| b.name == parsed.name) {
             return Err(ctx.err(format!("{place}.name"), "another body has the same name; body names must be unique"));
         }
-        body::build_body(&ctx, &place, parsed, base, gravity, common_period, &mut model, &mut forces)?;
+        let (id, integration) =
+            body::build_body(&ctx, &place, parsed, base, gravity, common_period, &mut model, &mut forces)?;
+        if integration == body::Integration::Phantom {
+            phantom.bodies.push(id);
+        }
+    }
+    if implicit_step.is_some() && phantom.bodies.is_empty() {
+        warnings.push(
+            "[simulation] implicit_step is set, but no body has integration = \"phantom\": it is not used".to_string(),
+        );
     }
     if raw.contact.is_none() {
         if let Some((index, parsed)) = bodies.iter().enumerate().find(|(_, b)| b.inextensible().is_some()) {
@@ -138,6 +149,7 @@ pub(super) fn build(
         safety_factor: sim.safety_factor,
         period_ladder,
         contact,
+        phantom,
     };
     Ok(Scene { name, path: None, model, forces, parameters, backend, sync, warnings, contact_violation })
 }
@@ -160,6 +172,8 @@ struct Simulation {
     gravity: Vec3,
     /// `period`: one common clock period.
     common_period: Option<Real>,
+    /// `implicit_step`: the phantom bodies' step.
+    implicit_step: Option<Real>,
 }
 
 fn check_simulation(ctx: &Ctx, sim: &schema::SimulationSection) -> Result<Simulation, SceneError> {
@@ -201,7 +215,22 @@ fn check_simulation(ctx: &Ctx, sim: &schema::SimulationSection) -> Result<Simula
             )
         }
     };
-    Ok(Simulation { period_ladder, gravity, common_period })
+    let implicit_step = match sim.implicit_step {
+        None => None,
+        Some(h) if h.is_finite() && h > 0.0 => Some(h),
+        Some(h) => {
+            return Err(ctx.err(
+                "simulation.implicit_step",
+                format!(
+                    "must be a finite step in seconds > 0, got {}; it is the one step of the phantom bodies' \
+                     elastic potentials (default {} s)",
+                    Compact(h),
+                    DEFAULT_IMPLICIT_STEP
+                ),
+            ))
+        }
+    };
+    Ok(Simulation { period_ladder, gravity, common_period, implicit_step })
 }
 
 fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncParameters, SceneError> {

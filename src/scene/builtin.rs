@@ -4,6 +4,7 @@ const SCENES: &[(&str, &str)] = &[
     ("hanging-cloth", include_str!("../../scenes/hanging-cloth.toml")),
     ("spinning-shell", include_str!("../../scenes/spinning-shell.toml")),
     ("fpu-chain", include_str!("../../scenes/fpu-chain.toml")),
+    ("fpu-walls", include_str!("../../scenes/fpu-walls.toml")),
     ("sheet-on-block", include_str!("../../scenes/sheet-on-block.toml")),
     ("pogo", include_str!("../../scenes/pogo.toml")),
     ("particle-walls", include_str!("../../scenes/particle-walls.toml")),

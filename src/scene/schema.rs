@@ -52,6 +52,9 @@ pub struct SimulationSection {
     /// One common clock period for every potential, s (law 7 studies: the AVI is then Verlet).
     #[serde(default)]
     pub period: Option<f64>,
+    /// The implicit step of phantom bodies, s (Phantom §3.2; default 1e-3).
+    #[serde(default)]
+    pub implicit_step: Option<f64>,
 }
 
 impl Default for SimulationSection {
@@ -64,6 +67,7 @@ impl Default for SimulationSection {
             safety_factor: defaults::safety_factor(),
             period_rungs: defaults::period_rungs(),
             period: None,
+            implicit_step: None,
         }
     }
 }

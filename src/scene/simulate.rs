@@ -50,24 +50,29 @@ impl Scene {
     }
 }
 
-/// One run of `avicontact compare --runs`: a backend, with the synchronous backend's integrator.
+/// One run of `avicontact compare --runs`: a backend, with the synchronous backend's integrator
+/// or the AVI's integration of elastic potentials.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunChoice {
     backend: BackendKind,
     integrator: Option<IntegratorKind>,
+    /// `avi:phantom` (every body with elastic potentials on a phantom mesh) or `avi:explicit`
+    /// (none); `None`: as the scene says.
+    phantom: Option<bool>,
 }
 
 impl RunChoice {
-    /// Parses `spec`: a backend's name, or for the synchronous backend `sync:<integrator>` with
-    /// a name of [`IntegratorKind::NAMES`]. `sync:a-search` keeps `scene`'s energy target and α
+    /// Parses `spec`: a backend's name, `avi:phantom` or `avi:explicit` (every body with elastic
+    /// potentials on a phantom mesh, Phantom §3.2, or none), or for the synchronous backend
+    /// `sync:<integrator>` with a name of [`IntegratorKind::NAMES`]. `sync:a-search` keeps `scene`'s energy target and α
     /// range when its `[sync]` asks for A-search. The error says what is wrong and what to use.
     pub fn parse(spec: &str, scene: &Scene) -> Result<Self, String> {
         let unknown_run = || {
             let runs: Vec<String> = BackendKind::NAMES
                 .iter()
-                .map(|&(name, kind)| match kind {
-                    BackendKind::Sync => format!("`{name}:<integrator>`"),
-                    _ => format!("`{name}`"),
+                .flat_map(|&(name, kind)| match kind {
+                    BackendKind::Sync => vec![format!("`{name}:<integrator>`")],
+                    BackendKind::Avi => vec![format!("`{name}`"), format!("`{name}:phantom`"), format!("`{name}:explicit`")],
                 })
                 .collect();
             let (last, rest) = runs.split_last().expect("there are backends");
@@ -80,10 +85,13 @@ impl RunChoice {
         match (backend, integrator) {
             (BackendKind::Sync, Some(integrator)) => {
                 let kind = Self::integrator(spec, integrator, scene)?;
-                Ok(RunChoice { backend, integrator: Some(kind) })
+                Ok(RunChoice { backend, integrator: Some(kind), phantom: None })
+            }
+            (BackendKind::Avi, Some(integration @ ("phantom" | "explicit"))) => {
+                Ok(RunChoice { backend, integrator: None, phantom: Some(integration == "phantom") })
             }
             (BackendKind::Sync, None) | (_, Some(_)) => Err(unknown_run()),
-            (backend, None) => Ok(RunChoice { backend, integrator: None }),
+            (backend, None) => Ok(RunChoice { backend, integrator: None, phantom: None }),
         }
     }
 
@@ -106,7 +114,7 @@ impl RunChoice {
 
     /// `backend` with the scene's own integrator.
     pub fn from_backend(backend: BackendKind) -> Self {
-        RunChoice { backend, integrator: None }
+        RunChoice { backend, integrator: None, phantom: None }
     }
 
     /// The run's backend.
@@ -118,6 +126,19 @@ impl RunChoice {
     pub fn simulation(&self, mut scene: Scene) -> Result<Simulation, SimulationError> {
         if let Some(kind) = self.integrator {
             scene.sync.integrator = kind;
+        }
+        match self.phantom {
+            Some(true) => {
+                let bodies = &mut scene.parameters.phantom.bodies;
+                bodies.clear();
+                for body in scene.forces.iter().filter_map(|f| f.body) {
+                    if !bodies.contains(&body) {
+                        bodies.push(body);
+                    }
+                }
+            }
+            Some(false) => scene.parameters.phantom.bodies.clear(),
+            None => {}
         }
         scene.into_simulation(self.backend)
     }
@@ -147,9 +168,11 @@ mod tests {
         for spec in ["sync", "avi:bdf2", "gpu", ""] {
             assert_eq!(
                 RunChoice::parse(spec, &scene),
-                Err(format!("unknown run `{spec}`; use `avi` or `sync:<integrator>`"))
+                Err(format!("unknown run `{spec}`; use `avi`, `avi:phantom`, `avi:explicit` or `sync:<integrator>`"))
             );
         }
+        let phantom = RunChoice::parse("avi:phantom", &scene).expect("a run");
+        assert_eq!((phantom.backend(), phantom.phantom), (BackendKind::Avi, Some(true)));
         assert_eq!(
             RunChoice::parse("sync:rk4", &scene),
             Err("unknown integrator `rk4` in `sync:rk4`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, \

@@ -6,7 +6,7 @@ use super::integrators::{
     Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
-use super::newton::{IncrementalPotential, NewtonParameters};
+use crate::newton::{IncrementalPotential, NewtonParameters};
 use crate::error::SimulationError;
 use crate::force::ForceSpec;
 use crate::ids::VertexId;

@@ -18,7 +18,7 @@
 //! of the correction, and the energy target is lowered by what damping dissipates.
 
 use super::ipc::IpcContact;
-use super::newton::{IncrementalPotential, NewtonError, NewtonParameters};
+use crate::newton::{IncrementalPotential, NewtonError, NewtonParameters};
 use crate::math::{Real, Vec3};
 use crate::potential::{assemble_gradient, gather, Potential};
 
@@ -80,7 +80,7 @@ fn minimize_stage(
     s: Real,
     a: Real,
     guess: Option<&[Vec3]>,
-) -> Result<(Vec<Vec3>, super::newton::NewtonReport), NewtonError> {
+) -> Result<(Vec<Vec3>, crate::newton::NewtonReport), NewtonError> {
     // Newton must start where Φ is finite and, with contact, intersection-free: from the guess;
     // with contact from x_n (starting nearer x̃ cost more iterations on the bouncing balls);
     // without, from x̃, or from x_n moved toward it as far as every element's domain allows
@@ -96,7 +96,7 @@ fn minimize_stage(
         inertia_weight: w,
         potential_weight: s,
         blend: a,
-        contact: step.contact,
+        contact: step.contact.map(|c| c as &dyn crate::newton::BarrierContact),
     };
     if guess.is_none() && step.contact.is_none() {
         phi.move_to_feasible_start(&mut x);

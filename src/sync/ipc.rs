@@ -223,3 +223,13 @@ impl IpcContact {
         alpha
     }
 }
+
+impl crate::newton::BarrierContact for IpcContact {
+    fn active_barriers(&self, x: &[Vec3]) -> Vec<Box<dyn Potential>> {
+        IpcContact::active_barriers(self, x)
+    }
+
+    fn max_step(&self, x: &[Vec3], step: &[Vec3]) -> Real {
+        IpcContact::max_step(self, x, step)
+    }
+}

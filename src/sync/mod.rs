@@ -11,9 +11,8 @@ mod backend;
 mod engine;
 pub mod integrators;
 pub mod ipc;
-pub mod newton;
 
 pub use engine::{IntegratorKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
 pub use ipc::{IpcContact, IpcParameters};
-pub use newton::{LinearSolver, NewtonError, NewtonParameters};
+pub use crate::newton::{LinearSolver, NewtonError, NewtonParameters};

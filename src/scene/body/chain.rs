@@ -41,6 +41,9 @@ pub(super) struct ChainBody {
     stretch_period: Option<f64>,
     /// Clock period of the damping potentials, s.
     damping_period: Option<f64>,
+    /// `"explicit"` (the default: every potential on its own clock) or `"phantom"` (the elastic
+    /// and damping potentials on a phantom mesh with one implicit step, Phantom §3.2).
+    integration: Option<String>,
     /// Initial velocity, m/s.
     #[serde(default)]
     #[serde(deserialize_with = "crate::scene::exact::array")]
@@ -73,6 +76,10 @@ enum ChainLaw {
 }
 
 impl BodySpec for ChainBody {
+    fn integration(&self) -> Option<&str> {
+        self.integration.as_deref()
+    }
+
     fn motion(&self) -> Motion<'_> {
         Motion {
             velocity: self.velocity,
@@ -135,19 +142,19 @@ impl BodySpec for ChainBody {
                     let (k, k4) = (stiffness[e % stiffness.len()], quartic[e % quartic.len()]);
                     if damping > 0.0 {
                         let d = Damping::new(StrainMeasure::Length(length(k)), damping, &ends);
-                        forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                        forces.push(ForceSpec::new(Box::new(d), damping_period));
                     }
                     Box::new(Spring::new(a, bb, k, k4, rest))
                 }
                 ChainLaw::NeoHookean { axial_stiffness } => {
                     if damping > 0.0 {
                         let d = Damping::new(StrainMeasure::Length(length(0.0)), damping, &ends);
-                        forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                        forces.push(ForceSpec::new(Box::new(d), damping_period));
                     }
                     Box::new(NeoHookeanBar::new(a, bb, *axial_stiffness, rest))
                 }
             };
-            forces.push(ForceSpec { potential, period });
+            forces.push(ForceSpec::new(potential, period));
         }
         Ok(())
     }

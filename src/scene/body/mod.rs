@@ -19,7 +19,7 @@ use super::context::{quoted_or, Ctx};
 use super::schema::ScriptSpec;
 use super::SceneError;
 use crate::force::{ForceSpec, PeriodChoice};
-use crate::ids::VertexId;
+use crate::ids::{BodyId, VertexId};
 use crate::math::{Compact, Real, Vec3};
 use crate::model::{Body, BodyKind, LinearPath, Model};
 use crate::potential::Gravity;
@@ -153,8 +153,13 @@ impl ParsedBody {
             Some(key) => Err(ctx.err(
                 format!("{place}.{key}"),
                 format!(
-                    "does not apply to a body of kind \"{}\"; remove it (keys for this kind: {})",
+                    "does not apply to a body of kind \"{}\"{}; remove it (keys for this kind: {})",
                     self.kind.name,
+                    if key == "integration" {
+                        " (it has no elastic potentials to integrate implicitly on a phantom mesh)"
+                    } else {
+                        ""
+                    },
                     self.kind.offered_keys().join(", ")
                 ),
             )),
@@ -276,6 +281,11 @@ trait BodySpec: std::fmt::Debug {
         None
     }
 
+    /// The `integration` key, for kinds with elastic potentials.
+    fn integration(&self) -> Option<&str> {
+        None
+    }
+
     /// A key the kind takes only at its default, given otherwise ([`Kind::SILENT_KEYS`]).
     fn misapplied(&self) -> Option<&'static str> {
         None
@@ -296,8 +306,18 @@ trait BodySpec: std::fmt::Debug {
     }
 }
 
+/// How a body's elastic potentials are integrated (`integration`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Integration {
+    /// On their own clocks (the default).
+    Explicit,
+    /// On a phantom mesh with one implicit step (Phantom §3.2).
+    Phantom,
+}
+
 /// Adds `body` to `model` and its potentials to `forces`: gravity on its free vertices (unless
-/// `gravity` is zero) and its kind's own.
+/// `gravity` is zero) and its kind's own. Returns its id and how its elastic potentials are
+/// integrated.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build_body(
     ctx: &Ctx,
@@ -308,9 +328,22 @@ pub(super) fn build_body(
     common_period: Option<Real>,
     model: &mut Model,
     forces: &mut Vec<ForceSpec>,
-) -> Result<(), SceneError> {
+) -> Result<(BodyId, Integration), SceneError> {
     body.refuse_foreign_keys(ctx, place)?;
     let spec = body.spec.as_ref();
+    let integration = match spec.integration() {
+        None | Some("explicit") => Integration::Explicit,
+        Some("phantom") => Integration::Phantom,
+        Some(other) => {
+            return Err(ctx.err(
+                format!("{place}.integration"),
+                format!(
+                    "unknown integration \"{other}\"; use \"explicit\" (every potential on its own clock, the \
+                     default) or \"phantom\" (the elastic potentials on one implicit step, [simulation] implicit_step)"
+                ),
+            ))
+        }
+    };
     let motion = spec.motion();
     let velocity = ctx.finite_vec(place, "velocity", motion.velocity)?;
     let spin = ctx.finite_vec(place, "angular_velocity", motion.angular_velocity)?;
@@ -352,17 +385,22 @@ pub(super) fn build_body(
     let held = Held { n, first, is_obstacle, inextensible: spec.inextensible().is_some() };
     hold_and_script(ctx, place, &motion, &held, model)?;
     if is_obstacle {
-        return Ok(());
+        return Ok((body_id, integration));
     }
     let free: Vec<VertexId> =
         (0..n as u32).map(|k| VertexId(first + k)).filter(|&v| model.vertices.effective_mass(v).is_finite()).collect();
     if gravity != Vec3::zeros() && !free.is_empty() {
         let m = free.iter().map(|&v| model.vertices.mass(v)).collect();
         let period = common_period.map_or(PeriodChoice::Stable, PeriodChoice::Fixed);
-        forces.push(ForceSpec { potential: Box::new(Gravity::new(free.iter().copied(), m, gravity)), period });
+        forces.push(ForceSpec::new(Box::new(Gravity::new(free.iter().copied(), m, gravity)), period));
     }
     let placed = Placed { kind: &model.bodies[body_id].kind, positions: &positions, first, common_period };
-    spec.potentials(ctx, place, &placed, forces)
+    let own = forces.len();
+    spec.potentials(ctx, place, &placed, forces)?;
+    for force in &mut forces[own..] {
+        force.body = Some(body_id);
+    }
+    Ok((body_id, integration))
 }
 
 /// Refuses initial velocities so large that the body's kinetic energy, momentum or angular
@@ -568,21 +606,21 @@ mod tests {
             offered("shell"),
             format!(
                 "mesh, density, stretching, poisson_ratio, bending, stretch_damping, bend_damping, inextensible, \
-                 stretch_period, bend_period, damping_period, {motion}"
+                 stretch_period, bend_period, damping_period, integration, {motion}"
             )
         );
         assert_eq!(
             offered("chain"),
             format!(
                 "mesh, mass, inextensible, spring_stiffness, spring_quartic, spring_damping, material, axial_stiffness, \
-                 stretch_period, damping_period, {motion}"
+                 stretch_period, damping_period, integration, {motion}"
             )
         );
         assert_eq!(offered("particles"), format!("radius, mass, positions, {motion}"));
         assert_eq!(offered("obstacle"), "mesh, scripted");
         assert_eq!(
             offered("solid"),
-            format!("mesh, density, material, youngs_modulus, poisson_ratio, stretch_period, {motion}")
+            format!("mesh, density, material, youngs_modulus, poisson_ratio, stretch_period, integration, {motion}")
         );
         for kind in &KINDS {
             assert_eq!((kind.keys)().first(), Some(&"transform"), "{}: every kind is placed", kind.name);

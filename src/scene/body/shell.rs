@@ -43,6 +43,9 @@ pub(super) struct ShellBody {
     bend_period: Option<f64>,
     /// Clock period of the damping potentials, s.
     damping_period: Option<f64>,
+    /// `"explicit"` (the default: every potential on its own clock) or `"phantom"` (the elastic
+    /// and damping potentials on a phantom mesh with one implicit step, Phantom §3.2).
+    integration: Option<String>,
     /// Initial velocity, m/s.
     #[serde(default)]
     #[serde(deserialize_with = "crate::scene::exact::array")]
@@ -67,6 +70,10 @@ impl Kind for ShellBody {
 }
 
 impl BodySpec for ShellBody {
+    fn integration(&self) -> Option<&str> {
+        self.integration.as_deref()
+    }
+
     fn motion(&self) -> Motion<'_> {
         Motion {
             velocity: self.velocity,
@@ -141,9 +148,9 @@ impl BodySpec for ShellBody {
             })?;
             if stretch_damping > 0.0 {
                 let d = Damping::new(StrainMeasure::GreenStrain(membrane.clone()), stretch_damping, &rest);
-                forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                forces.push(ForceSpec::new(Box::new(d), damping_period));
             }
-            forces.push(ForceSpec { potential: Box::new(membrane), period: stretch_period });
+            forces.push(ForceSpec::new(Box::new(membrane), stretch_period));
         }
         if bending > 0.0 || bend_damping > 0.0 {
             for hinge in mesh::hinges(triangles) {
@@ -157,10 +164,10 @@ impl BodySpec for ShellBody {
                 })?;
                 if bend_damping > 0.0 {
                     let d = Damping::new(StrainMeasure::DihedralAngle(h.clone()), bend_damping, &rest);
-                    forces.push(ForceSpec { potential: Box::new(d), period: damping_period });
+                    forces.push(ForceSpec::new(Box::new(d), damping_period));
                 }
                 if bending > 0.0 {
-                    forces.push(ForceSpec { potential: Box::new(h), period: bend_period });
+                    forces.push(ForceSpec::new(Box::new(h), bend_period));
                 }
             }
         }

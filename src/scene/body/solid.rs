@@ -33,6 +33,9 @@ pub(super) struct SolidBody {
     poisson_ratio: Option<f64>,
     /// Clock period of the tetrahedra, s (default: stable estimate).
     stretch_period: Option<f64>,
+    /// `"explicit"` (the default: every potential on its own clock) or `"phantom"` (the elastic
+    /// and damping potentials on a phantom mesh with one implicit step, Phantom §3.2).
+    integration: Option<String>,
     /// Initial velocity, m/s.
     #[serde(default)]
     #[serde(deserialize_with = "crate::scene::exact::array")]
@@ -57,6 +60,10 @@ impl Kind for SolidBody {
 }
 
 impl BodySpec for SolidBody {
+    fn integration(&self) -> Option<&str> {
+        self.integration.as_deref()
+    }
+
     fn motion(&self) -> Motion<'_> {
         Motion {
             velocity: self.velocity,
@@ -122,7 +129,7 @@ impl BodySpec for SolidBody {
                     format!("tetrahedron {t} {tet:?} is degenerate (zero volume); fix the mesh"),
                 )
             })?;
-            forces.push(ForceSpec { potential: Box::new(element), period });
+            forces.push(ForceSpec::new(Box::new(element), period));
         }
         Ok(())
     }

@@ -1,12 +1,12 @@
 //! Newton's method on an incremental potential: per-stencil PSD projection, a sparse linear solve
 //! ([`LinearSolver`]: sparse Cholesky or Jacobi-preconditioned conjugate gradient), backtracking
-//! line search (A-search §5; Li et al. 2020's Newton without the barrier yet).
+//! line search (A-search §5; Li et al. 2020). Shared by both backends: the synchronous backend's
+//! steps (`sync/`, with IPC barriers through [`BarrierContact`]) and the AVI's phantom meshes'
+//! implicit steps (`avi/phantom.rs`, Phantom §3.2), so neither imports the other.
 
-use super::ipc::IpcContact;
 use crate::math::{Real, Vec3};
 use crate::potential::{gather, Potential};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::{CooMatrix, CscMatrix};
 use smallvec::SmallVec;
 
@@ -16,7 +16,7 @@ use smallvec::SmallVec;
 /// faster on the benchmark scenes (`benches/sync.rs`, docs/performance.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LinearSolver {
-    /// Sparse Cholesky factorisation (`nalgebra_sparse::factorization::CscCholesky`), exact to
+    /// Sparse Cholesky factorisation (faer's `Llt`, fill-reducing AMD ordering), exact to
     /// round-off. Scene key `linear_solver = "cholesky"`.
     Cholesky,
     /// Conjugate gradient preconditioned by H's diagonal, as in A-search §5 (faer's
@@ -115,6 +115,18 @@ impl std::fmt::Display for NewtonError {
     }
 }
 
+/// Contact that Φ includes as barrier potentials at x and that caps every line-search step at
+/// what continuous collision detection certifies intersection-free: the synchronous backend's IPC
+/// contact (A-search §5).
+pub trait BarrierContact: Sync {
+    /// The barrier potentials of every pair close enough to be active at `x` (all vertices).
+    fn active_barriers(&self, x: &[Vec3]) -> Vec<Box<dyn Potential>>;
+
+    /// The largest fraction α ∈ [0, 1] of the step `x → x + step` (per vertex) certified
+    /// intersection-free.
+    fn max_step(&self, x: &[Vec3], step: &[Vec3]) -> Real;
+}
+
 /// Φ(x) = (w/2)‖x − x̃‖²_M + s·V(a·x + (1 − a)·x_n) over the free vertices; every implicit
 /// integrator of the synchronous backend is a choice of (x̃, w, s, a) (see `integrators.rs`).
 pub struct IncrementalPotential<'a> {
@@ -135,7 +147,7 @@ pub struct IncrementalPotential<'a> {
     /// a: V is evaluated at a·x + (1 − a)·x_n.
     pub blend: Real,
     /// IPC contact: barriers at x (weight s) and a CCD-filtered line search.
-    pub contact: Option<&'a IpcContact>,
+    pub contact: Option<&'a dyn BarrierContact>,
 }
 
 impl IncrementalPotential<'_> {
@@ -324,6 +336,13 @@ impl IncrementalPotential<'_> {
         (self.hessian(x, &barriers, dofs), self.gradient(x, &barriers, dofs))
     }
 
+    /// ∇Φ(x) over the free degrees of freedom, with the barriers active at `x`.
+    fn gradient_at(&self, x: &[Vec3]) -> DVector<Real> {
+        let dofs = 3 * self.free.iter().flatten().count();
+        let barriers = self.contact.map(|c| c.active_barriers(x)).unwrap_or_default();
+        self.gradient(x, &barriers, dofs)
+    }
+
     /// Minimises Φ starting from `x` (held vertices already at their prescribed positions),
     /// stopping when the step is below `tolerance · h`.
     pub fn minimize(&self, x: &mut [Vec3], h: Real, params: &NewtonParameters) -> Result<NewtonReport, NewtonError> {
@@ -344,33 +363,153 @@ impl IncrementalPotential<'_> {
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.pcg_iterations += pcg_iterations;
             report.iterations += 1;
-            if d.amax() <= params.tolerance * h {
-                apply(x, self.free, &d, 1.0);
-                report.converged = true;
-                return Ok(report);
-            }
-            // backtracking (Armijo) line search; the step is a descent direction (SPD system);
-            // with contact it starts from the largest fraction CCD certifies intersection-free
-            let slope = g.dot(&d);
-            let mut step = self.feasible_step(x, &d);
-            let start = x.to_vec();
-            loop {
-                apply(x, self.free, &d, step);
-                let trial = self.value(x);
-                if trial.is_finite() && trial <= value + 1e-4 * step * slope {
-                    value = trial;
-                    break;
-                }
-                x.copy_from_slice(&start);
-                step *= 0.5;
-                if step < 1e-12 {
-                    // no decrease possible at round-off: we are at the minimum
+            match self.take_step(x, &d, &g, &mut value, params.tolerance * h) {
+                Step::Taken => {}
+                Step::Converged => {
                     report.converged = true;
                     return Ok(report);
                 }
             }
         }
         Ok(report)
+    }
+
+    /// [`minimize`](Self::minimize) with the factorised Hessian kept across iterations and solves
+    /// (a chord iteration, Kelley 1995 §5.4): each iteration takes d = −H₀⁻¹∇Φ(x) with the kept
+    /// factor H₀, which is SPD, so d is a descent direction for the same line search. The factor
+    /// is rebuilt at x when there is none for this problem's size, when it is
+    /// [`KeptFactor::REFRESH_AFTER`] solves old, and when it converges slowly (a step longer than
+    /// half the one before). Phantom §4 keeps its Cholesky factor for 50 steps the same way, as
+    /// the preconditioner of nonlinear conjugate gradients. Always sparse Cholesky.
+    pub fn minimize_with_kept_factor(
+        &self,
+        x: &mut [Vec3],
+        h: Real,
+        params: &NewtonParameters,
+        kept: &mut KeptFactor,
+    ) -> Result<NewtonReport, NewtonError> {
+        let dofs = 3 * self.free.iter().flatten().count();
+        let mut report = NewtonReport::default();
+        let mut value = self.value(x);
+        if !value.is_finite() {
+            return Err(NewtonError::NonFinite);
+        }
+        if dofs == 0 {
+            report.converged = true;
+            return Ok(report);
+        }
+        kept.age += 1;
+        if kept.dofs != dofs || kept.age > KeptFactor::REFRESH_AFTER {
+            kept.factor = None;
+        }
+        let mut last_step = Real::INFINITY;
+        while report.iterations < params.max_iterations {
+            let solve_start = std::time::Instant::now();
+            let g = match &kept.factor {
+                Some(_) => self.gradient_at(x),
+                None => {
+                    let (hessian, g) = self.newton_system(x);
+                    kept.factor = Some(factor_cholesky(&hessian)?);
+                    kept.dofs = dofs;
+                    kept.age = 0;
+                    kept.refreshes += 1;
+                    g
+                }
+            };
+            let mut d = -&g;
+            kept.factor.as_ref().expect("a factor was just made").solve_in_place(d.as_mut_slice());
+            report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
+            report.iterations += 1;
+            let length = d.amax();
+            match self.take_step(x, &d, &g, &mut value, params.tolerance * h) {
+                Step::Taken => {}
+                Step::Converged => {
+                    report.converged = true;
+                    return Ok(report);
+                }
+            }
+            if length > 0.5 * last_step {
+                // the kept factor no longer describes Φ near x: rebuild it here
+                kept.factor = None;
+            }
+            last_step = length;
+        }
+        Ok(report)
+    }
+
+    /// One Newton iteration's step from `x` along `d` (g = ∇Φ(x), `value` = Φ(x), updated):
+    /// converged when d is below `tolerance` (m) or no longer moves x, else a backtracking
+    /// (Armijo) line search; with contact it starts from the largest fraction CCD certifies
+    /// intersection-free.
+    fn take_step(&self, x: &mut [Vec3], d: &DVector<Real>, g: &DVector<Real>, value: &mut Real, tolerance: Real) -> Step {
+        if d.amax() <= tolerance {
+            apply(x, self.free, d, 1.0);
+            return Step::Converged;
+        }
+        let slope = g.dot(d);
+        let mut step = self.feasible_step(x, d);
+        let full = step;
+        let start = x.to_vec();
+        loop {
+            apply(x, self.free, d, step);
+            if *x == start[..] {
+                // the step no longer moves any coordinate: converged to round-off
+                return Step::Converged;
+            }
+            let trial = self.value(x);
+            if trial.is_finite() && trial <= *value + 1e-4 * step * slope {
+                *value = trial;
+                return Step::Taken;
+            }
+            // Near the minimum the decrease left can fall below Φ's round-off (a stiff
+            // potential's energy is a small difference of large lengths), and Armijo's test
+            // compares noise: the full step is taken when it at least halves the gradient
+            if step == full && trial.is_finite() && self.gradient_at(x).norm() <= 0.5 * g.norm() {
+                *value = trial;
+                return Step::Taken;
+            }
+            x.copy_from_slice(&start);
+            step *= 0.5;
+            if step < 1e-12 {
+                // no decrease possible at round-off: we are at the minimum
+                return Step::Converged;
+            }
+        }
+    }
+}
+
+/// What a Newton iteration's line search did.
+enum Step {
+    Taken,
+    Converged,
+}
+
+/// A sparse Cholesky factor of Φ's Hessian kept across Newton iterations and solves
+/// ([`IncrementalPotential::minimize_with_kept_factor`]), with how often it was rebuilt.
+#[derive(Default)]
+pub struct KeptFactor {
+    factor: Option<faer::sparse::linalg::solvers::Llt<usize, Real>>,
+    dofs: usize,
+    /// Solves since the factor was made.
+    age: usize,
+    /// Factorisations so far.
+    pub refreshes: u64,
+}
+
+impl KeptFactor {
+    /// Solves after which the factor is rebuilt even when it still converges fast (Phantom §4
+    /// uses 50).
+    pub const REFRESH_AFTER: usize = 50;
+}
+
+impl std::fmt::Debug for KeptFactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptFactor")
+            .field("factored", &self.factor.is_some())
+            .field("dofs", &self.dofs)
+            .field("age", &self.age)
+            .field("refreshes", &self.refreshes)
+            .finish()
     }
 }
 
@@ -382,14 +521,47 @@ pub fn solve_newton_system(
     solver: LinearSolver,
 ) -> Result<(DVector<Real>, usize), NewtonError> {
     match solver {
-        LinearSolver::Cholesky => {
-            let chol = CscCholesky::factor(hessian).map_err(|e| NewtonError::Factorization(format!("{e:?}")))?;
-            Ok((chol.solve(rhs).column(0).into_owned(), 0))
-        }
+        LinearSolver::Cholesky => Ok((solve_cholesky(hessian, rhs)?, 0)),
         LinearSolver::JacobiPcg => {
             solve_jacobi_pcg(hessian, rhs, PCG_RELATIVE_TOLERANCE, pcg_max_iterations(rhs.len()))
         }
     }
+}
+
+/// Sparse Cholesky (faer's LLᵀ: approximate-minimum-degree ordering, supernodal or simplicial by
+/// the fill it finds) of `a`, read through a zero-copy faer view of its lower triangle.
+fn factor_cholesky(a: &CscMatrix<Real>) -> Result<faer::sparse::linalg::solvers::Llt<usize, Real>, NewtonError> {
+    use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+    use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+    use faer::Side;
+
+    let n = a.nrows();
+    let (col_offsets, row_indices, values) = a.csc_data();
+    let symbolic = SymbolicSparseColMatRef::new_checked(n, n, col_offsets, None, row_indices);
+    let factor = |e: String| NewtonError::Factorization(e);
+    let analysis = SymbolicLlt::try_new(symbolic, Side::Lower).map_err(|e| factor(format!("{e:?}")))?;
+    Llt::try_new_with_symbolic(analysis, SparseColMatRef::new(symbolic, values), Side::Lower)
+        .map_err(|e| factor(format!("{e:?}")))
+}
+
+/// Solves in place with a Cholesky factor.
+trait SolveInPlace {
+    fn solve_in_place(&self, b: &mut [Real]);
+}
+
+impl SolveInPlace for faer::sparse::linalg::solvers::Llt<usize, Real> {
+    fn solve_in_place(&self, b: &mut [Real]) {
+        use faer::linalg::solvers::Solve;
+        let n = b.len();
+        Solve::solve_in_place(self, faer::MatMut::from_column_major_slice_mut(b, n, 1));
+    }
+}
+
+/// Solves `a` d = `b` by sparse Cholesky ([`factor_cholesky`]).
+fn solve_cholesky(a: &CscMatrix<Real>, b: &DVector<Real>) -> Result<DVector<Real>, NewtonError> {
+    let mut d = b.clone();
+    factor_cholesky(a)?.solve_in_place(d.as_mut_slice());
+    Ok(d)
 }
 
 /// Jacobi-preconditioned conjugate gradient from d = 0 on a zero-copy faer view of `a`'s CSC
