@@ -5,8 +5,8 @@
 //!
 //! Run: `cargo bench --bench sync` (one group: `cargo bench --bench sync -- sync_linear_solve`)
 
-use avicontact::scene;
 use avicontact::newton::solve_newton_system;
+use avicontact::scene;
 use avicontact::sync::{EnergyTarget, IntegratorKind, LinearSolver, NewtonParameters, SyncParameters};
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};

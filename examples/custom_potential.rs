@@ -59,10 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (a, b, c) = (model.vertex(body, 0), model.vertex(body, 1), model.vertex(body, 2));
     let forces = vec![
-        ForceSpec::new(
-            Box::new(Morse { stencil: [a, b], depth: 1.0, width: 2.0, rest: 1.0 }),
-            PeriodChoice::Stable,
-        ),
+        ForceSpec::new(Box::new(Morse { stencil: [a, b], depth: 1.0, width: 2.0, rest: 1.0 }), PeriodChoice::Stable),
         ForceSpec::new(Box::new(Spring::new(b, c, 500.0, 0.0, 0.5)), PeriodChoice::Stable),
     ];
     let parameters = SimulationParameters {

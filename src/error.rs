@@ -133,11 +133,9 @@ impl fmt::Display for SimulationError {
                  bring it nearer to physical values)",
                 Compact(*time)
             ),
-            SimulationError::ImplicitSolve { body, time, reason } => write!(
-                f,
-                "the implicit step of phantom body \"{body}\" at t = {} s failed: {reason}",
-                Compact(*time)
-            ),
+            SimulationError::ImplicitSolve { body, time, reason } => {
+                write!(f, "the implicit step of phantom body \"{body}\" at t = {} s failed: {reason}", Compact(*time))
+            }
             SimulationError::Contact(e) => write!(f, "contact: {e}"),
             SimulationError::Audit(e) => write!(f, "{e}"),
             SimulationError::InitialContact(e) => write!(f, "contact: {e}"),

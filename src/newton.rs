@@ -237,7 +237,11 @@ impl IncrementalPotential<'_> {
     /// so the system is positive definite.
     fn hessian(&self, x: &[Vec3], barriers: &[Box<dyn Potential>], dofs: usize) -> CscMatrix<Real> {
         let y = self.evaluation_point(x);
-        let mut coo = CooMatrix::new(dofs, dofs);
+        // triplets, reserved for every stencil's full block: growing them was a tenth of the
+        // assembly's time
+        let reserve = (self.potentials.len() + barriers.len()) * 144 + dofs;
+        let (mut rows, mut cols, mut values) =
+            (Vec::with_capacity(reserve), Vec::with_capacity(reserve), Vec::with_capacity(reserve));
         let mut local = Vec::new();
         for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
@@ -257,9 +261,13 @@ impl IncrementalPotential<'_> {
             if free.is_empty() {
                 continue;
             }
-            let block = DMatrix::from_fn(3 * free.len(), 3 * free.len(), |r, c| {
-                h[(3 * free[r / 3].0 + r % 3, 3 * free[c / 3].0 + c % 3)]
-            });
+            let block = if free.len() == p.stencil().len() {
+                h
+            } else {
+                DMatrix::from_fn(3 * free.len(), 3 * free.len(), |r, c| {
+                    h[(3 * free[r / 3].0 + r % 3, 3 * free[c / 3].0 + c % 3)]
+                })
+            };
             let h = if semidefinite { block } else { project_psd(block) };
             for (a, &(_, ka)) in free.iter().enumerate() {
                 for (b, &(_, kb)) in free.iter().enumerate() {
@@ -267,7 +275,9 @@ impl IncrementalPotential<'_> {
                         for j in 0..3 {
                             let value = h[(3 * a + i, 3 * b + j)];
                             if value != 0.0 {
-                                coo.push(3 * ka + i, 3 * kb + j, scale * value);
+                                rows.push(3 * ka + i);
+                                cols.push(3 * kb + j);
+                                values.push(scale * value);
                             }
                         }
                     }
@@ -277,10 +287,13 @@ impl IncrementalPotential<'_> {
         for (i, f) in self.free.iter().enumerate() {
             if let Some(k) = f {
                 for a in 0..3 {
-                    coo.push(3 * k + a, 3 * k + a, self.inertia_weight * self.masses[i]);
+                    rows.push(3 * k + a);
+                    cols.push(3 * k + a);
+                    values.push(self.inertia_weight * self.masses[i]);
                 }
             }
         }
+        let coo = CooMatrix::try_from_triplets(dofs, dofs, rows, cols, values).expect("indices are free dofs");
         CscMatrix::from(&coo)
     }
 
@@ -409,7 +422,7 @@ impl IncrementalPotential<'_> {
                 Some(_) => self.gradient_at(x),
                 None => {
                     let (hessian, g) = self.newton_system(x);
-                    kept.factor = Some(factor_cholesky(&hessian)?);
+                    kept.factor = Some(kept.factor_with_kept_analysis(&hessian)?);
                     kept.dofs = dofs;
                     kept.age = 0;
                     kept.refreshes += 1;
@@ -441,7 +454,14 @@ impl IncrementalPotential<'_> {
     /// converged when d is below `tolerance` (m) or no longer moves x, else a backtracking
     /// (Armijo) line search; with contact it starts from the largest fraction CCD certifies
     /// intersection-free.
-    fn take_step(&self, x: &mut [Vec3], d: &DVector<Real>, g: &DVector<Real>, value: &mut Real, tolerance: Real) -> Step {
+    fn take_step(
+        &self,
+        x: &mut [Vec3],
+        d: &DVector<Real>,
+        g: &DVector<Real>,
+        value: &mut Real,
+        tolerance: Real,
+    ) -> Step {
         if d.amax() <= tolerance {
             apply(x, self.free, d, 1.0);
             return Step::Converged;
@@ -485,10 +505,13 @@ enum Step {
 }
 
 /// A sparse Cholesky factor of Φ's Hessian kept across Newton iterations and solves
-/// ([`IncrementalPotential::minimize_with_kept_factor`]), with how often it was rebuilt.
+/// ([`IncrementalPotential::minimize_with_kept_factor`]), with how often it was rebuilt, and
+/// the symbolic analysis (ordering and elimination tree) of its sparsity pattern, kept while the
+/// pattern stays (a body's stencils do not change).
 #[derive(Default)]
 pub struct KeptFactor {
     factor: Option<faer::sparse::linalg::solvers::Llt<usize, Real>>,
+    analysis: Option<(Vec<usize>, Vec<usize>, faer::sparse::linalg::solvers::SymbolicLlt<usize>)>,
     dofs: usize,
     /// Solves since the factor was made.
     age: usize,
@@ -500,12 +523,36 @@ impl KeptFactor {
     /// Solves after which the factor is rebuilt even when it still converges fast (Phantom §4
     /// uses 50).
     pub const REFRESH_AFTER: usize = 50;
+
+    /// Factors `a`, reusing the symbolic analysis when `a` has the pattern analysed last.
+    fn factor_with_kept_analysis(
+        &mut self,
+        a: &CscMatrix<Real>,
+    ) -> Result<faer::sparse::linalg::solvers::Llt<usize, Real>, NewtonError> {
+        use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+        use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+        use faer::Side;
+
+        let n = a.nrows();
+        let (col_offsets, row_indices, values) = a.csc_data();
+        let symbolic = SymbolicSparseColMatRef::new_checked(n, n, col_offsets, None, row_indices);
+        let failed = |e: String| NewtonError::Factorization(e);
+        let same = self.analysis.as_ref().is_some_and(|(c, r, _)| c == col_offsets && r == row_indices);
+        if !same {
+            let analysis = SymbolicLlt::try_new(symbolic, Side::Lower).map_err(|e| failed(format!("{e:?}")))?;
+            self.analysis = Some((col_offsets.to_vec(), row_indices.to_vec(), analysis));
+        }
+        let analysis = self.analysis.as_ref().expect("analysed above").2.clone();
+        Llt::try_new_with_symbolic(analysis, SparseColMatRef::new(symbolic, values), Side::Lower)
+            .map_err(|e| failed(format!("{e:?}")))
+    }
 }
 
 impl std::fmt::Debug for KeptFactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeptFactor")
             .field("factored", &self.factor.is_some())
+            .field("analysed", &self.analysis.is_some())
             .field("dofs", &self.dofs)
             .field("age", &self.age)
             .field("refreshes", &self.refreshes)
@@ -658,6 +705,19 @@ pub fn project_psd(h: DMatrix<Real>) -> DMatrix<Real> {
             }
         }
     }
+    let clamp = |m: DMatrix<Real>| {
+        let eigen = SymmetricEigen::new(m.clone());
+        if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
+            m
+        } else {
+            let clamped = eigen.eigenvalues.map(|l| l.max(0.0));
+            &eigen.eigenvectors * DMatrix::from_diagonal(&clamped) * eigen.eigenvectors.transpose()
+        }
+    };
+    if (0..n).all(|i| root(&mut parent, i) == root(&mut parent, 0)) {
+        // one block, the usual case: no copies in and out
+        return clamp(sym);
+    }
     let mut out = DMatrix::zeros(n, n);
     let mut done = vec![false; n];
     for first in 0..n {
@@ -667,14 +727,7 @@ pub fn project_psd(h: DMatrix<Real>) -> DMatrix<Real> {
         let r = root(&mut parent, first);
         let block: Vec<usize> = (first..n).filter(|&i| root(&mut parent, i) == r).collect();
         block.iter().for_each(|&i| done[i] = true);
-        let sub = DMatrix::from_fn(block.len(), block.len(), |a, b| sym[(block[a], block[b])]);
-        let eigen = SymmetricEigen::new(sub.clone());
-        let projected = if eigen.eigenvalues.iter().all(|&l| l >= 0.0) {
-            sub
-        } else {
-            let clamped = eigen.eigenvalues.map(|l| l.max(0.0));
-            &eigen.eigenvectors * DMatrix::from_diagonal(&clamped) * eigen.eigenvectors.transpose()
-        };
+        let projected = clamp(DMatrix::from_fn(block.len(), block.len(), |a, b| sym[(block[a], block[b])]));
         for (a, &i) in block.iter().enumerate() {
             for (b, &j) in block.iter().enumerate() {
                 out[(i, j)] = projected[(a, b)];

@@ -306,7 +306,8 @@ fn bad_phantom_input_is_refused_naming_the_key() {
         Err(e) => e.to_string(),
     };
     for step in ["0.0", "-1e-3", "nan", "inf"] {
-        let text = SPINNING_SHELL.replace("gravity = [0.0, 0.0, 0.0]", &format!("gravity = [0.0, 0.0, 0.0]\nimplicit_step = {step}"));
+        let text = SPINNING_SHELL
+            .replace("gravity = [0.0, 0.0, 0.0]", &format!("gravity = [0.0, 0.0, 0.0]\nimplicit_step = {step}"));
         let message = refused(&text);
         assert!(message.contains("simulation.implicit_step") && message.contains("> 0"), "{message}");
     }

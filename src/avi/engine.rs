@@ -549,7 +549,8 @@ impl AviEngine {
                 contact.after_kick(&stencil, t, model, contact_requests)
             }
             Kicked::Phantom(body) => {
-                let stencil = self.phantoms.as_ref().expect("constraint events exist only with phantoms").stencil(body as usize);
+                let stencil =
+                    self.phantoms.as_ref().expect("constraint events exist only with phantoms").stencil(body as usize);
                 contact.after_kick(&stencil, t, model, contact_requests)
             }
         }

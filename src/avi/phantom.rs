@@ -201,7 +201,11 @@ pub struct Split {
 impl PhantomMeshes {
     /// Takes the potentials of `settings.bodies` out of `specs` onto phantom meshes and gives
     /// each free vertex of those bodies half its mass (the other half is its phantom's).
-    pub fn split(model: &mut Model, specs: Vec<ForceSpec>, settings: PhantomSettings) -> Result<Split, SimulationError> {
+    pub fn split(
+        model: &mut Model,
+        specs: Vec<ForceSpec>,
+        settings: PhantomSettings,
+    ) -> Result<Split, SimulationError> {
         if settings.bodies.is_empty() {
             return Ok(Split { explicit: specs, phantoms: None });
         }
@@ -426,7 +430,13 @@ impl PhantomMeshes {
     /// impulse λᵢh that makes primary and phantom meet at the next tick, applied to the primary
     /// (through the ledger) and, with −Gᵢ, to the phantom; the dampers end their tick. Returns
     /// the tick index.
-    pub fn constrain(&mut self, body: usize, t: Time, model: &mut Model, ledger: &mut Ledger) -> Result<u64, SimulationError> {
+    pub fn constrain(
+        &mut self,
+        body: usize,
+        t: Time,
+        model: &mut Model,
+        ledger: &mut Ledger,
+    ) -> Result<u64, SimulationError> {
         let PhantomMeshes { bodies, scratch, .. } = self;
         let b = &mut bodies[body];
         let (t, h) = (t.seconds(), b.clock.period());

@@ -54,6 +54,8 @@ pub fn info(scene: &str) -> ExitCode {
         }
     );
     let model = sim.model();
+    // a phantom body's vertices carry half their mass; the phantom the other half
+    let phantom = |id| sim.avi().and_then(|a| a.phantoms()).is_some_and(|p| p.settings().is_phantom(id));
     println!("bodies:");
     for (id, b) in &model.bodies {
         println!(
@@ -63,7 +65,7 @@ pub fn info(scene: &str) -> ExitCode {
             b.vertex_count(),
             b.kind.triangles().len(),
             model.held_vertices(id),
-            model.body_mass(id)
+            model.body_mass(id) * if phantom(id) { 2.0 } else { 1.0 }
         );
     }
     println!("potentials (period = clock period h):");

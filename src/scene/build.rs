@@ -64,7 +64,8 @@ pub(super) fn build(
 
     let mut model = Model::new();
     let mut forces = Vec::new();
-    let mut phantom = PhantomSettings { implicit_step: implicit_step.unwrap_or(DEFAULT_IMPLICIT_STEP), ..Default::default() };
+    let mut phantom =
+        PhantomSettings { implicit_step: implicit_step.unwrap_or(DEFAULT_IMPLICIT_STEP), ..Default::default() };
     for (index, parsed) in bodies.iter().enumerate() {
         let place = format!("body[{index}] \"{}\"", parsed.name);
         if bodies[..index].iter().any(|b| b.name == parsed.name) {

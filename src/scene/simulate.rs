@@ -72,7 +72,9 @@ impl RunChoice {
                 .iter()
                 .flat_map(|&(name, kind)| match kind {
                     BackendKind::Sync => vec![format!("`{name}:<integrator>`")],
-                    BackendKind::Avi => vec![format!("`{name}`"), format!("`{name}:phantom`"), format!("`{name}:explicit`")],
+                    BackendKind::Avi => {
+                        vec![format!("`{name}`"), format!("`{name}:phantom`"), format!("`{name}:explicit`")]
+                    }
                 })
                 .collect();
             let (last, rest) = runs.split_last().expect("there are backends");

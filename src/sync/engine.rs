@@ -6,13 +6,13 @@ use super::integrators::{
     Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
-use crate::newton::{IncrementalPotential, NewtonParameters};
 use crate::error::SimulationError;
 use crate::force::ForceSpec;
 use crate::ids::VertexId;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::{Model, Motion};
+use crate::newton::{IncrementalPotential, NewtonParameters};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::{assemble_energy, assemble_gradient, Potential};
 use crate::stats::Counters;

@@ -18,8 +18,8 @@
 //! of the correction, and the energy target is lowered by what damping dissipates.
 
 use super::ipc::IpcContact;
-use crate::newton::{IncrementalPotential, NewtonError, NewtonParameters};
 use crate::math::{Real, Vec3};
+use crate::newton::{IncrementalPotential, NewtonError, NewtonParameters};
 use crate::potential::{assemble_gradient, gather, Potential};
 
 /// The state and context of one step.

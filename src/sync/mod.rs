@@ -12,7 +12,7 @@ mod engine;
 pub mod integrators;
 pub mod ipc;
 
+pub use crate::newton::{LinearSolver, NewtonError, NewtonParameters};
 pub use engine::{IntegratorKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
 pub use ipc::{IpcContact, IpcParameters};
-pub use crate::newton::{LinearSolver, NewtonError, NewtonParameters};
