@@ -359,16 +359,8 @@ impl IncrementalPotential<'_> {
     /// Minimises Φ starting from `x` (held vertices already at their prescribed positions),
     /// stopping when the step is below `tolerance · h`.
     pub fn minimize(&self, x: &mut [Vec3], h: Real, params: &NewtonParameters) -> Result<NewtonReport, NewtonError> {
-        let dofs = 3 * self.free.iter().flatten().count();
         let mut report = NewtonReport::default();
-        let mut value = self.value(x);
-        if !value.is_finite() {
-            return Err(NewtonError::NonFinite);
-        }
-        if dofs == 0 {
-            report.converged = true;
-            return Ok(report);
-        }
+        let Some((_, mut value)) = self.start(x, &mut report)? else { return Ok(report) };
         while report.iterations < params.max_iterations {
             let (hessian, g) = self.newton_system(x);
             let solve_start = std::time::Instant::now();
@@ -401,16 +393,8 @@ impl IncrementalPotential<'_> {
         params: &NewtonParameters,
         kept: &mut KeptFactor,
     ) -> Result<NewtonReport, NewtonError> {
-        let dofs = 3 * self.free.iter().flatten().count();
         let mut report = NewtonReport::default();
-        let mut value = self.value(x);
-        if !value.is_finite() {
-            return Err(NewtonError::NonFinite);
-        }
-        if dofs == 0 {
-            report.converged = true;
-            return Ok(report);
-        }
+        let Some((dofs, mut value)) = self.start(x, &mut report)? else { return Ok(report) };
         kept.age += 1;
         if kept.dofs != dofs || kept.age > KeptFactor::REFRESH_AFTER {
             kept.factor = None;
@@ -448,6 +432,21 @@ impl IncrementalPotential<'_> {
             last_step = length;
         }
         Ok(report)
+    }
+
+    /// The start of a solve at `x`: its degrees of freedom and Φ(x), or `None` (converged) when
+    /// there is none to move; an error when Φ(x) is not finite.
+    fn start(&self, x: &[Vec3], report: &mut NewtonReport) -> Result<Option<(usize, Real)>, NewtonError> {
+        let dofs = 3 * self.free.iter().flatten().count();
+        let value = self.value(x);
+        if !value.is_finite() {
+            return Err(NewtonError::NonFinite);
+        }
+        if dofs == 0 {
+            report.converged = true;
+            return Ok(None);
+        }
+        Ok(Some((dofs, value)))
     }
 
     /// One Newton iteration's step from `x` along `d` (g = ∇Φ(x), `value` = Φ(x), updated):
