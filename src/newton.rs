@@ -148,6 +148,21 @@ pub struct IncrementalPotential<'a> {
     pub blend: Real,
     /// IPC contact: barriers at x (weight s) and a CCD-filtered line search.
     pub contact: Option<&'a dyn BarrierContact>,
+    /// Which semidefinite form of each potential's Hessian the Newton systems assemble.
+    pub hessian_form: HessianForm,
+}
+
+/// Which semidefinite form of each potential's Hessian the Newton systems assemble.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HessianForm {
+    /// The potential's own semidefinite form ([`Potential::psd_hessian`]), else its exact
+    /// Hessian with negative eigenvalues clamped: Newton converges fast near the minimum.
+    #[default]
+    Projected,
+    /// The potential's Gauss–Newton form where it has one ([`Potential::gauss_newton_hessian`],
+    /// hinges), else as `Projected`: cheaper to assemble, for solves that keep their factor
+    /// across many iterations (the phantom meshes').
+    GaussNewton,
 }
 
 impl IncrementalPotential<'_> {
@@ -245,8 +260,12 @@ impl IncrementalPotential<'_> {
         let mut local = Vec::new();
         for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
-            // the potential's own semidefinite form, or the exact Hessian to project
-            let (h, semidefinite) = match p.psd_hessian(&local) {
+            // a semidefinite form of the potential's, or the exact Hessian to project
+            let own = match self.hessian_form {
+                HessianForm::GaussNewton => p.gauss_newton_hessian(&local).or_else(|| p.psd_hessian(&local)),
+                HessianForm::Projected => p.psd_hessian(&local),
+            };
+            let (h, semidefinite) = match own {
                 Some(h) => (h, true),
                 None => match p.hessian(&local) {
                     Some(h) => (h, false),
@@ -791,6 +810,7 @@ mod tests {
             potential_weight: 1.0,
             blend: 1.0,
             contact: None,
+            hessian_form: HessianForm::Projected,
         };
         let mut x = target;
         let report = phi
@@ -944,6 +964,7 @@ mod tests {
             potential_weight: 1.0,
             blend: 1.0,
             contact: None,
+            hessian_form: HessianForm::Projected,
         };
         let solve = |linear_solver| {
             let mut x = start.clone();

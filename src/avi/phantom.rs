@@ -34,7 +34,7 @@ use crate::ids::{BodyId, VertexId};
 use crate::ledger::{KickKind, Ledger};
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
-use crate::newton::{IncrementalPotential, KeptFactor, LinearSolver, NewtonParameters};
+use crate::newton::{HessianForm, IncrementalPotential, KeptFactor, LinearSolver, NewtonParameters};
 use crate::observe::FrameStats;
 use crate::potential::{assemble_gradient, gather, Potential};
 use std::ops::Range;
@@ -390,6 +390,7 @@ impl PhantomMeshes {
             potential_weight: h * h,
             blend: 0.5,
             contact: None,
+            hessian_form: HessianForm::GaussNewton,
         };
         phi.move_to_feasible_start(&mut scratch.x);
         let solved = phi.minimize_with_kept_factor(&mut scratch.x, h, &settings.newton, &mut b.kept);

@@ -147,6 +147,15 @@ impl Potential for Hinge {
     fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
         Some(hessian_of::<12>(x, |x| self.energy_generic(x)))
     }
+
+    /// 2k·c ∇θ ∇θᵀ (E = k·c·(θ − θ̄)²): the closed-form ∂θ/∂x, no automatic differentiation.
+    fn gauss_newton_hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
+        let mut grad = [Vec3::zeros(); 4];
+        angle_gradient(x, &mut grad);
+        let j = nalgebra::SVector::<Real, 12>::from_fn(|r, _| grad[r / 3][r % 3]);
+        let w = 2.0 * self.stiffness * self.shape_factor;
+        Some(DMatrix::from_fn(12, 12, |r, c| w * j[r] * j[c]))
+    }
 }
 
 #[cfg(test)]
@@ -161,6 +170,19 @@ mod tests {
     /// Edge along x, wing 1 in +y, wing 2 folded by `fold` out of the plane from −y.
     fn hinge(fold: Real) -> [Vec3; 4] {
         [Vec3::zeros(), Vec3::x(), Vec3::new(0.4, 1.0, 0.0), Vec3::new(0.7, -fold.cos(), fold.sin())]
+    }
+
+    #[test]
+    fn the_gauss_newton_form_is_semidefinite_and_the_hessian_at_rest() {
+        let rest = hinge(0.3);
+        let h = Hinge::new(ids(), rest, 2.0).expect("a hinge");
+        let exact = h.hessian(&rest).unwrap();
+        let form = h.gauss_newton_hessian(&rest).unwrap();
+        assert!((&form - &exact).amax() <= 1e-9 * exact.amax(), "at rest: {form} against {exact}");
+        let bent = hinge(1.1);
+        let form = h.gauss_newton_hessian(&bent).unwrap();
+        let smallest = nalgebra::SymmetricEigen::new(form).eigenvalues.min();
+        assert!(smallest >= -1e-12, "smallest eigenvalue {smallest}");
     }
 
     #[test]

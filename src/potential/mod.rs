@@ -83,6 +83,16 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// A Gauss–Newton form of the Hessian, JᵀWJ with W ≥ 0, for potentials that are a weighted
+    /// square of a strain s(x) (W = ∂²E/∂s², J = ∂s/∂x): positive semidefinite by construction,
+    /// equal to the Hessian at rest strain, and as cheap as the gradient. It drops the term
+    /// (∂E/∂s)·∂²s/∂x², so Newton with it converges linearly away from rest. `None` (the
+    /// default): the potential has none. The phantom meshes' implicit steps use it where there
+    /// is one (`avi/phantom.rs`).
+    fn gauss_newton_hessian(&self, _x: &[Vec3]) -> Option<DMatrix<Real>> {
+        None
+    }
+
     /// Largest clock period for which explicit kicks of this potential alone are stable at
     /// positions `x` with vertex masses `masses` (`Real::INFINITY` for a held vertex), or `None`
     /// when the potential imposes no limit.

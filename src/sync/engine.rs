@@ -351,6 +351,7 @@ impl SyncEngine {
             potential_weight: 1.0,
             blend: 1.0,
             contact: None,
+            hessian_form: crate::newton::HessianForm::Projected,
         };
         phi.newton_system(&target)
     }

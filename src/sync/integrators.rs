@@ -97,6 +97,7 @@ fn minimize_stage(
         potential_weight: s,
         blend: a,
         contact: step.contact.map(|c| c as &dyn crate::newton::BarrierContact),
+        hessian_form: crate::newton::HessianForm::Projected,
     };
     if guess.is_none() && step.contact.is_none() {
         phi.move_to_feasible_start(&mut x);
