@@ -55,7 +55,9 @@ pub struct PhantomSettings {
     pub bodies: Vec<BodyId>,
     /// The Newton solve of each implicit step. Its tolerance is tight by default (10⁻⁹ m/s, a step
     /// of 10⁻¹² m at h = 10⁻³ s): the midpoint rule's momentum map is conserved to the solve's
-    /// accuracy, and quadratic convergence makes the last digits cheap.
+    /// accuracy. With the factor kept across iterations the convergence is linear, each iteration
+    /// a gradient and two triangular solves, so up to 200 are allowed (a ribbon knotted tight
+    /// needed more than 50 at times).
     pub newton: NewtonParameters,
 }
 
@@ -64,7 +66,7 @@ impl Default for PhantomSettings {
         PhantomSettings {
             implicit_step: DEFAULT_IMPLICIT_STEP,
             bodies: Vec::new(),
-            newton: NewtonParameters { tolerance: 1e-9, max_iterations: 50, linear_solver: LinearSolver::Cholesky },
+            newton: NewtonParameters { tolerance: 1e-9, max_iterations: 200, linear_solver: LinearSolver::Cholesky },
         }
     }
 }
