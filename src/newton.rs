@@ -433,7 +433,7 @@ impl IncrementalPotential<'_> {
                 }
             };
             let mut d = -&g;
-            kept.factor.as_ref().expect("a factor was just made").solve_in_place(d.as_mut_slice());
+            solve_in_place(kept.factor.as_ref().expect("a factor was just made"), d.as_mut_slice());
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.iterations += 1;
             let length = d.amax();
@@ -542,7 +542,9 @@ impl KeptFactor {
     /// uses 50).
     pub const REFRESH_AFTER: usize = 50;
 
-    /// Factors `a`, reusing the symbolic analysis when `a` has the pattern analysed last.
+    /// Factors `a` by sparse Cholesky (faer's LLᵀ: approximate-minimum-degree ordering,
+    /// supernodal or simplicial by the fill it finds, reading `a`'s lower triangle through a
+    /// zero-copy view), reusing the symbolic analysis when `a` has the pattern analysed last.
     fn factor_with_kept_analysis(
         &mut self,
         a: &CscMatrix<Real>,
@@ -593,39 +595,18 @@ pub fn solve_newton_system(
     }
 }
 
-/// Sparse Cholesky (faer's LLᵀ: approximate-minimum-degree ordering, supernodal or simplicial by
-/// the fill it finds) of `a`, read through a zero-copy faer view of its lower triangle.
-fn factor_cholesky(a: &CscMatrix<Real>) -> Result<faer::sparse::linalg::solvers::Llt<usize, Real>, NewtonError> {
-    use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
-    use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-    use faer::Side;
-
-    let n = a.nrows();
-    let (col_offsets, row_indices, values) = a.csc_data();
-    let symbolic = SymbolicSparseColMatRef::new_checked(n, n, col_offsets, None, row_indices);
-    let factor = |e: String| NewtonError::Factorization(e);
-    let analysis = SymbolicLlt::try_new(symbolic, Side::Lower).map_err(|e| factor(format!("{e:?}")))?;
-    Llt::try_new_with_symbolic(analysis, SparseColMatRef::new(symbolic, values), Side::Lower)
-        .map_err(|e| factor(format!("{e:?}")))
-}
-
 /// Solves in place with a Cholesky factor.
-trait SolveInPlace {
-    fn solve_in_place(&self, b: &mut [Real]);
+fn solve_in_place(factor: &faer::sparse::linalg::solvers::Llt<usize, Real>, b: &mut [Real]) {
+    use faer::linalg::solvers::Solve;
+    let n = b.len();
+    factor.solve_in_place(faer::MatMut::from_column_major_slice_mut(b, n, 1));
 }
 
-impl SolveInPlace for faer::sparse::linalg::solvers::Llt<usize, Real> {
-    fn solve_in_place(&self, b: &mut [Real]) {
-        use faer::linalg::solvers::Solve;
-        let n = b.len();
-        Solve::solve_in_place(self, faer::MatMut::from_column_major_slice_mut(b, n, 1));
-    }
-}
-
-/// Solves `a` d = `b` by sparse Cholesky ([`factor_cholesky`]).
+/// Solves `a` d = `b` by sparse Cholesky, analysed and factored anew
+/// ([`KeptFactor::factor_with_kept_analysis`] on an empty one).
 fn solve_cholesky(a: &CscMatrix<Real>, b: &DVector<Real>) -> Result<DVector<Real>, NewtonError> {
     let mut d = b.clone();
-    factor_cholesky(a)?.solve_in_place(d.as_mut_slice());
+    solve_in_place(&KeptFactor::default().factor_with_kept_analysis(a)?, d.as_mut_slice());
     Ok(d)
 }
 

@@ -598,7 +598,7 @@ impl AviEngine {
     /// schedules each body's first implicit tick.
     pub fn with_phantoms(mut self, phantoms: PhantomMeshes) -> Result<Self, SimulationError> {
         for body in 0..phantoms.len() {
-            self.queue.schedule(EventKey::Implicit(body as u32), phantoms.first_tick(body))?;
+            self.queue.schedule(EventKey::Implicit(body as u32), phantoms.next_tick(body))?;
         }
         self.implicit_slot = self.counters.slot("implicit");
         self.constraint_slot = self.counters.slot("constraint");

@@ -165,13 +165,6 @@ pub struct PhantomTotals {
     pub linear_solve_seconds: f64,
 }
 
-impl PhantomMeshes {
-    /// Hessian factorisations so far, all bodies (the factor is kept across steps).
-    pub fn factorisations(&self) -> u64 {
-        self.bodies.iter().map(|b| b.kept.refreshes).sum()
-    }
-}
-
 /// Every phantom body of a simulation with its clock (Phantom §3.2, §4).
 #[derive(Debug)]
 pub struct PhantomMeshes {
@@ -312,11 +305,6 @@ impl PhantomMeshes {
     /// Totals of the implicit solves so far.
     pub fn totals(&self) -> PhantomTotals {
         self.totals
-    }
-
-    /// The time of body `body`'s first implicit tick: 0.
-    pub fn first_tick(&self, body: usize) -> Time {
-        self.next_tick(body)
     }
 
     /// The primary vertices of body `body`, which its constraint event kicks.
@@ -472,7 +460,9 @@ impl PhantomMeshes {
             }
         }
         std::mem::swap(&mut b.last_gradient, &mut b.pending_gradient);
-        // the dampers' reference strain moves to this step's midpoint; they book what they took
+        // the dampers' reference strain moves to this step's midpoint (which the implicit event
+        // left in `scratch.x` at this body's vertices; other bodies touch only theirs); they book
+        // what they took
         let mut local = Vec::new();
         for p in b.potentials.iter_mut().filter(|p| p.is_dissipative()) {
             gather(p.stencil(), &scratch.x, &mut local);
@@ -481,7 +471,7 @@ impl PhantomMeshes {
         Ok(b.next_tick - 1)
     }
 
-    /// The time of body `body`'s next implicit tick.
+    /// The time of body `body`'s next implicit tick (the first is at t = 0).
     pub fn next_tick(&self, body: usize) -> Time {
         let b = &self.bodies[body];
         b.clock.time_of(b.next_tick)
