@@ -53,6 +53,9 @@ pub struct BackendFacts {
     pub newton_iterations: Option<u64>,
     /// Wall-clock seconds in linear solves so far.
     pub linear_solve_seconds: Option<f64>,
+    /// Phantom implicit steps that ended at their iteration limit within the loose tolerance
+    /// (`avi::PhantomSettings::loose_tolerance`), not the tight one.
+    pub implicit_loose_steps: Option<u64>,
     /// The deepest penalty layer activated (0: none).
     pub deepest_layer: u32,
     /// The smallest gap (distance minus radii) between contact primitives seen at a contact

@@ -21,6 +21,10 @@
 //!   also counts the saw-tooth energy that asynchronous clocks exchange back and forth (see
 //!   `potential::damping`).
 //!
+//! * An **external** kick (wind, a force from outside the system) changes a free vertex's kinetic
+//!   energy by ΔK_u = −I_u·v̄_u: that is work done on the system, booked as `external_work`. On a
+//!   scripted vertex it does no work on the system (the path takes it).
+//!
 //! Held vertices have zero velocity: no work.
 //!
 //! [`Vertices::kick`]: crate::model::Vertices::kick
@@ -48,6 +52,8 @@ pub enum KickKind {
     /// Damping: only scripted vertices' work is booked here; the damper books what it
     /// dissipates itself ([`Potential::end_tick`](crate::potential::Potential::end_tick)).
     Viscous,
+    /// A force from outside the system (wind): its work on free vertices is `external_work`.
+    External,
 }
 
 impl Ledger {
@@ -57,7 +63,12 @@ impl Ledger {
     pub fn kick(&mut self, vertices: &mut Vertices, u: VertexId, impulse: Vec3, t: Real, kind: KickKind) {
         let dissipative = kind == KickKind::Dissipative;
         if vertices.inverse_mass(u) > 0.0 {
-            if dissipative {
+            if kind == KickKind::External {
+                let before = vertices.velocity(u);
+                vertices.kick(u, impulse);
+                // ΔK = ½m(|v⁺|² − |v⁻|²) = −I·v̄
+                self.external_work -= impulse.dot(&(before + vertices.velocity(u))) * 0.5;
+            } else if dissipative {
                 let before = vertices.velocity(u);
                 vertices.kick(u, impulse);
                 // −ΔK = −½m(|v⁺|² − |v⁻|²) = I·v̄
@@ -65,7 +76,7 @@ impl Ledger {
             } else {
                 vertices.kick(u, impulse);
             }
-        } else {
+        } else if kind != KickKind::External {
             let work = impulse.dot(&vertices.velocity_at(u, t));
             self.external_work += work;
             if dissipative {

@@ -85,6 +85,8 @@ pub struct NewtonReport {
     pub linear_solve_seconds: f64,
     /// Conjugate-gradient iterations summed over the linear solves (0 with Cholesky).
     pub pcg_iterations: usize,
+    /// The largest component of the last Newton step, m (0 before any).
+    pub last_step: Real,
 }
 
 /// Why a Newton solve failed. The step is not taken; the simulation cannot continue with the same
@@ -419,11 +421,13 @@ impl IncrementalPotential<'_> {
             kept.factor = None;
         }
         let mut last_step = Real::INFINITY;
+        let mut refreshed = false;
         while report.iterations < params.max_iterations {
             let solve_start = std::time::Instant::now();
             let g = match &kept.factor {
                 Some(_) => self.gradient_at(x),
                 None => {
+                    refreshed = true;
                     let (hessian, g) = self.newton_system(x);
                     kept.factor = Some(kept.factor_with_kept_analysis(&hessian)?);
                     kept.dofs = dofs;
@@ -437,6 +441,7 @@ impl IncrementalPotential<'_> {
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.iterations += 1;
             let length = d.amax();
+            report.last_step = length;
             match self.take_step(x, &d, &g, &mut value, params.tolerance * h) {
                 Step::Taken => {}
                 Step::Converged => {
@@ -444,8 +449,10 @@ impl IncrementalPotential<'_> {
                     return Ok(report);
                 }
             }
-            if length > 0.5 * last_step {
-                // the kept factor no longer describes Φ near x: rebuild it here
+            if length > 0.5 * last_step && !refreshed {
+                // the kept factor no longer describes Φ near x: rebuild it here, once per solve
+                // (where even a fresh factor converges this slowly, Φ is not convex there, a
+                // shell buckling, and a semidefinite Hessian converges linearly whatever its age)
                 kept.factor = None;
             }
             last_step = length;
@@ -495,16 +502,22 @@ impl IncrementalPotential<'_> {
                 return Step::Converged;
             }
             let trial = self.value(x);
-            if trial.is_finite() && trial <= *value + 1e-4 * step * slope {
+            // Near the minimum the decrease asked for can fall below Φ's round-off (a stiff
+            // potential's energy is a small difference of large lengths), and Armijo's test
+            // compares noise: there the gradient's norm is the merit instead
+            let undecidable = (1e-4 * step * slope).abs() <= 16.0 * Real::EPSILON * value.abs().max(trial.abs());
+            if trial.is_finite() && trial <= *value + 1e-4 * step * slope && !undecidable {
                 *value = trial;
                 return Step::Taken;
             }
-            // Near the minimum the decrease left can fall below Φ's round-off (a stiff
-            // potential's energy is a small difference of large lengths), and Armijo's test
-            // compares noise: the full step is taken when it at least halves the gradient
-            if step == full && trial.is_finite() && self.gradient_at(x).norm() <= 0.5 * g.norm() {
-                *value = trial;
-                return Step::Taken;
+            // the full step is taken when it at least halves the gradient, and any step that
+            // lowers it once Armijo cannot tell
+            if trial.is_finite() && (step == full || undecidable) {
+                let after = self.gradient_at(x).norm();
+                if after <= 0.5 * g.norm() || (undecidable && after < g.norm()) {
+                    *value = trial;
+                    return Step::Taken;
+                }
             }
             x.copy_from_slice(&start);
             step *= 0.5;

@@ -129,7 +129,7 @@ impl FrameStats {
         }
         let mut local = Vec::new();
         for p in potentials {
-            if !p.is_dissipative() {
+            if !p.is_dissipative() && !p.is_external() {
                 gather(p.stencil(), positions, &mut local);
                 stats.potential += p.energy(&local);
             }

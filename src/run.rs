@@ -202,6 +202,7 @@ fn summary(
         linear_solver: facts.linear_solver,
         newton_iterations: facts.newton_iterations,
         linear_solve_seconds: facts.linear_solve_seconds,
+        implicit_loose_steps: facts.implicit_loose_steps,
         status: match result {
             Ok(()) => RunStatus::Completed,
             Err(SimulationError::Interrupted { .. }) => RunStatus::Interrupted,

@@ -426,6 +426,7 @@ fn an_implicit_step_that_cannot_converge_stops_the_run_naming_the_body_and_the_t
     let mut parameters: SimulationParameters = s.parameters;
     parameters.phantom.newton.max_iterations = 1;
     parameters.phantom.newton.tolerance = 1e-30;
+    parameters.phantom.loose_tolerance = 1e-30;
     let mut sim = Simulation::new(s.model, s.forces, parameters).unwrap();
     let error = sim.advance_to(0.1, &mut ()).expect_err("one Newton iteration cannot reach 1e-30");
     let message = error.to_string();

@@ -78,6 +78,7 @@ impl Backend for AviEngine {
             linear_solver: self.phantoms().map(|p| p.settings().newton.linear_solver.name()),
             newton_iterations: implicit.map(|t| t.newton_iterations),
             linear_solve_seconds: implicit.map(|t| t.linear_solve_seconds),
+            implicit_loose_steps: implicit.map(|t| t.loose_steps),
             deepest_layer: contact.map_or(0, |c| c.deepest_layer()),
             smallest_distance: contact.map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
             contact_peak_bytes_per_vertex: contact.map(|c| c.peak_bookkeeping_bytes() as f64 / vertices.max(1) as f64),

@@ -376,8 +376,17 @@ impl AviEngine {
         }
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
+        let external = force.potential.is_external();
+        if external {
+            force.potential.set_time(t.seconds());
+        }
+        let stencil = force.potential.stencil();
         force.potential.gradient(&workspace.positions, &mut workspace.gradient);
-        let kind = if force.potential.is_dissipative() { KickKind::Viscous } else { KickKind::Conservative };
+        let kind = match (external, force.potential.is_dissipative()) {
+            (true, _) => KickKind::External,
+            (false, true) => KickKind::Viscous,
+            (false, false) => KickKind::Conservative,
+        };
         ledger.kick_stencil(vertices, stencil, &workspace.gradient, h, t.seconds(), kind);
         ledger.dissipated += force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id, force.queue_index), force.clock.next_time())?;

@@ -238,6 +238,53 @@ pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, Ge
     Ok(TriMesh { positions, triangles })
 }
 
+/// A hat, open at the bottom, rotationally symmetric about z (Phantom §5's hat cascade): a flat
+/// crown top of `radius` at z = `height`, a vertical crown side down to z = 0 and a flat brim
+/// out to `radius + brim`. `segments` vertices around every ring and `rings` rings on each of the
+/// three parts, so 1 + 3·rings·segments vertices (the apex first, then ring by ring outwards and
+/// down, vertex `1 + segments·r + k`); triangles face outwards (up on the crown and the brim).
+pub fn hat(radius: Real, height: Real, brim: Real, segments: u32, rings: u32) -> Result<TriMesh, GeneratorError> {
+    positive("radius", radius)?;
+    positive("height", height)?;
+    positive("brim", brim)?;
+    at_least("segments", segments, 3)?;
+    at_least("rings", rings, 1)?;
+    not_too_many("segments", 1 + 3 * rings as u128 * segments as u128)?;
+    // the profile (r, z) of every ring, from the apex outwards
+    let n = rings as Real;
+    let mut profile = Vec::with_capacity(3 * rings as usize);
+    profile.extend((1..=rings).map(|j| (radius * j as Real / n, height)));
+    profile.extend((1..=rings).map(|j| (radius, height * (1.0 - j as Real / n))));
+    profile.extend((1..=rings).map(|j| (radius + brim * j as Real / n, 0.0)));
+    let s = segments;
+    let mut positions = vec![Vec3::new(0.0, 0.0, height)];
+    for &(r, z) in &profile {
+        for k in 0..s {
+            let a = 2.0 * PI * k as Real / s as Real;
+            positions.push(Vec3::new(r * a.cos(), r * a.sin(), z));
+        }
+    }
+    let ring = |r: u32, k: u32| 1 + s * r + k % s;
+    let mut triangles = Vec::with_capacity((2 * profile.len() - 1) * s as usize);
+    for k in 0..s {
+        triangles.push([0, ring(0, k), ring(0, k + 1)]);
+    }
+    for r in 0..profile.len() as u32 - 1 {
+        for k in 0..s {
+            let (a, b, c, d) = (ring(r, k), ring(r + 1, k), ring(r + 1, k + 1), ring(r, k + 1));
+            // alternate the diagonals so the hat has no preferred shear direction
+            if (r + k) % 2 == 0 {
+                triangles.push([a, b, c]);
+                triangles.push([a, c, d]);
+            } else {
+                triangles.push([a, b, d]);
+                triangles.push([b, c, d]);
+            }
+        }
+    }
+    Ok(TriMesh { positions, triangles })
+}
+
 /// The spiked plate of report §8.6: a square plate of side `size` in the xy plane (two triangles,
 /// centred, facing +z) with `count × count` spikes standing on it in a regular array. Each spike is
 /// an open hexagonal pyramid with its apex at `height` whose six side triangles have an apex angle
@@ -511,6 +558,29 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_hat_is_a_manifold_open_at_the_bottom_facing_outwards() {
+        let m = hat(0.06, 0.05, 0.04, 15, 2).unwrap();
+        assert_eq!(m.positions.len(), 1 + 3 * 2 * 15);
+        let mut edges: HashMap<(u32, u32), u32> = HashMap::new();
+        for t in &m.triangles {
+            for e in 0..3 {
+                let (a, b) = (t[e], t[(e + 1) % 3]);
+                *edges.entry((a.min(b), a.max(b))).or_default() += 1;
+            }
+            // outwards: away from the axis, or up on the flat parts
+            let [a, b, c] = t.map(|i| m.positions[i as usize]);
+            let n = (b - a).cross(&(c - a));
+            let centre = (a + b + c) / 3.0;
+            assert!(n.z > 1e-12 || Vec3::new(centre.x, centre.y, 0.0).dot(&n) > 1e-12, "{t:?} faces inwards");
+        }
+        let boundary = edges.values().filter(|&&k| k == 1).count();
+        assert!(edges.values().all(|&k| k <= 2));
+        assert_eq!(boundary, 15, "the only boundary is the brim's rim");
+        assert!(hat(0.06, 0.05, 0.0, 15, 2).is_err());
+        assert!(hat(0.06, 0.05, 0.04, 15, 0).is_err());
+    }
     use crate::mesh::{edges, hinges};
 
     /// Euler characteristic V − E + F of a mesh.

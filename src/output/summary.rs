@@ -39,6 +39,10 @@ pub struct Summary {
     /// Wall-clock seconds in linear solves (sync runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linear_solve_seconds: Option<f64>,
+    /// Phantom implicit steps that stopped within the loose tolerance, not the tight one (AVI
+    /// runs with phantom bodies only; docs/phantom.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub implicit_loose_steps: Option<u64>,
     /// How the run ended.
     pub status: RunStatus,
     /// The error that stopped a failed run, or what interrupted an interrupted one.

@@ -18,6 +18,7 @@
 //! | [`LaggedFriction`] | a contact stencil (2 or 4) | lagged IPC friction (Li et al. 2020), synchronous backend |
 //! | [`Wall`] | one vertex | one-sided quadratic wall (A-search Appendix E) |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
+//! | [`Wind`] | every free vertex of a shell | Phantom §5 (the cape in wind): pressure along a direction, gusting |
 
 mod ad;
 mod bar;
@@ -32,6 +33,7 @@ mod hinge;
 mod solid;
 mod spring;
 mod wall;
+mod wind;
 
 pub use ad::hessian_of;
 pub use bar::{CompressionBarrier, NeoHookeanBar, KNEE};
@@ -44,6 +46,7 @@ pub use hinge::Hinge;
 pub use solid::{Lame, SolidMaterial, Tetrahedron};
 pub use spring::Spring;
 pub use wall::Wall;
+pub use wind::{Gusts, Wind};
 
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
@@ -122,6 +125,17 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// True for a force from outside the system ([`Wind`]): its energy is not part of the
+    /// mechanical energy in `stats.csv`, and the work its kicks do is booked as `external_work`
+    /// (`crate::ledger`).
+    fn is_external(&self) -> bool {
+        false
+    }
+
+    /// Moves a time-dependent potential (an external force that varies, such as gusting
+    /// [`Wind`]) to time `t`, s, before it is evaluated; a no-op for every other potential.
+    fn set_time(&mut self, _t: Real) {}
+
     /// Hands the part of the potential whose stiffness is unbounded to penalty layers on the AVI
     /// and keeps the rest, whose stiffness is bounded (see [`CompressionBarrier`]): `None` (the
     /// default) for potentials whose clock period covers every configuration they meet.
@@ -168,7 +182,7 @@ pub fn mass_scaled_spectral_radius(h: &DMatrix<Real>, masses: &[Real]) -> Real {
     sym.symmetric_eigenvalues().iter().fold(0.0, |m: Real, e| m.max(e.abs()))
 }
 
-/// Total mechanical (non-dissipative) energy of `potentials` at global positions `x`.
+/// Total energy of the non-dissipative potentials among `potentials` at global positions `x`.
 pub fn assemble_energy<'a>(potentials: impl IntoIterator<Item = &'a dyn Potential>, x: &[Vec3]) -> Real {
     let mut local = Vec::new();
     potentials

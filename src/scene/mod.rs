@@ -13,6 +13,7 @@ mod exact;
 mod memory;
 pub mod schema;
 mod simulate;
+mod wind;
 
 pub use builtin::{builtin_names, builtin_source, builtin_summary};
 pub use simulate::RunChoice;

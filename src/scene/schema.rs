@@ -20,10 +20,36 @@ pub struct SceneFile {
     pub contact: Option<ContactSection>,
     /// `[sync]` (used by the synchronous backend).
     pub sync: Option<SyncSection>,
+    /// `[[wind]]`: pressure on shells' area along a direction, gusting (Phantom §5's cape).
+    #[serde(default)]
+    pub wind: Vec<WindSection>,
     /// `[[body]]`, read table by table by its kind (`body/`, before the rest of the file); the
     /// field names the table for the parser.
     #[serde(default, rename = "body")]
     _body: IgnoredAny,
+}
+
+/// `[[wind]]`: a force per area along `direction` on the named shells (`potential::Wind`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindSection {
+    /// Mean pressure, Pa (N/m² of rest area).
+    pub pressure: f64,
+    /// The direction the wind blows towards (normalised).
+    #[serde(deserialize_with = "crate::scene::exact::array")]
+    pub direction: [f64; 3],
+    /// Relative gust amplitude in [0, 1] (default 0: steady).
+    #[serde(default)]
+    pub gust: f64,
+    /// Period of the slower gust wave, s (default 1).
+    #[serde(default = "one")]
+    pub gust_period: f64,
+    /// The shells it blows on (default: every shell).
+    #[serde(default)]
+    pub bodies: Option<Vec<String>>,
+    /// Its clock period, s (default: as gravity's, the smallest of the scene's stable periods).
+    #[serde(default)]
+    pub period: Option<f64>,
 }
 
 /// `[simulation]`.
@@ -261,6 +287,21 @@ pub enum Generator {
         /// Segments around.
         #[serde(default = "sixteen")]
         segments: u32,
+    },
+    /// A hat open at the bottom: crown top, crown side and brim, about z (Phantom §5).
+    Hat {
+        /// The crown's radius, m.
+        radius: f64,
+        /// The crown's height, m.
+        height: f64,
+        /// The brim's width, m.
+        brim: f64,
+        /// Vertices around every ring.
+        #[serde(default = "sixteen")]
+        segments: u32,
+        /// Rings on each of crown top, crown side and brim.
+        #[serde(default = "two")]
+        rings: u32,
     },
     /// Strip swept along a polyline, or along the smooth curve through its points.
     Ribbon {

@@ -440,6 +440,25 @@ impl SyncEngine {
         let moving: Vec<usize> =
             (0..self.x.len()).filter(|&i| self.free[i].is_none() && prescribed[i] != self.x[i]).collect();
         let before = (!moving.is_empty()).then(|| self.x.clone());
+        // external forces (wind) act at the step's midpoint; their work on the step is −ΔV at
+        // that time (crate::ledger)
+        let external: Vec<usize> = (0..base).filter(|&k| self.potentials[k].is_external()).collect();
+        for &k in &external {
+            self.potentials[k].set_time(t_next - 0.5 * h);
+        }
+        let external_energy = |potentials: &[Box<dyn Potential>], x: &[Vec3]| -> Real {
+            let mut local = Vec::new();
+            external
+                .iter()
+                .map(|&k| {
+                    let p = &potentials[k];
+                    local.clear();
+                    local.extend(p.stencil().iter().map(|v| x[v.index()]));
+                    p.energy(&local)
+                })
+                .sum()
+        };
+        let external_before = external_energy(&self.potentials, &self.x);
         let report = self
             .integrator
             .step(Step {
@@ -458,6 +477,7 @@ impl SyncEngine {
                 message: format!("step {} failed: {e}", self.steps + 1),
             })?;
         self.potentials.truncate(base);
+        self.external_work += external_before - external_energy(&self.potentials, &self.x);
         self.steps += 1;
         self.dissipated += report.dissipated;
         if let Some(x_before) = before {

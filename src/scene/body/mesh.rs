@@ -46,6 +46,9 @@ pub(super) fn load_mesh(
                 generated(mesh::box_surface(*size, n))?
             }
             Generator::Cylinder { radius, height, segments } => generated(mesh::cylinder(*radius, *height, *segments))?,
+            Generator::Hat { radius, height, brim, segments, rings } => {
+                generated(mesh::hat(*radius, *height, *brim, *segments, *rings))?
+            }
             Generator::Ribbon { width, segments, path, across, twist, smooth } => {
                 let pts: Vec<Vec3> = path.iter().map(|p| ctx.finite_vec(&key, "path", *p)).collect::<Result<_, _>>()?;
                 let strip = mesh::Sweep { width: *width, segments: *segments, across: *across, twist_deg: *twist };
