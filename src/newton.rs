@@ -401,12 +401,16 @@ impl IncrementalPotential<'_> {
     }
 
     /// [`minimize`](Self::minimize) with the factorised Hessian kept across iterations and solves
-    /// (a chord iteration, Kelley 1995 §5.4): each iteration takes d = −H₀⁻¹∇Φ(x) with the kept
-    /// factor H₀, which is SPD, so d is a descent direction for the same line search. The factor
-    /// is rebuilt at x when there is none for this problem's size, when it is
-    /// [`KeptFactor::REFRESH_AFTER`] solves old, and when it converges slowly (a step longer than
-    /// half the one before). Phantom §4 keeps its Cholesky factor for 50 steps the same way, as
-    /// the preconditioner of nonlinear conjugate gradients. Always sparse Cholesky.
+    /// as the preconditioner of nonlinear conjugate gradients, as Phantom §4 solves its implicit
+    /// steps: each iteration takes the preconditioned gradient z = H₀⁻¹∇Φ(x) with the kept factor
+    /// H₀ (SPD), the direction p = −z + βp₋ (Polak–Ribière+, restarted whenever p does not
+    /// descend), a secant step along p from the directional derivatives at 0 and 1, and the same
+    /// line search as Newton's. Where H₀ is Φ's Hessian this is a Newton step (β ≈ 0, secant
+    /// step ≈ 1); where Φ is not convex (a shell buckling) and a semidefinite H₀ makes the plain
+    /// chord iteration converge linearly and slowly, the conjugate directions speed it up.
+    /// Converged when |z| ≤ tolerance · h. The factor is rebuilt at x when there is none for this
+    /// problem's size, when it is [`KeptFactor::REFRESH_AFTER`] solves old, and, once per solve,
+    /// when it converges slowly (a z longer than half the one before). Always sparse Cholesky.
     pub fn minimize_with_kept_factor(
         &self,
         x: &mut [Vec3],
@@ -420,14 +424,16 @@ impl IncrementalPotential<'_> {
         if kept.dofs != dofs || kept.age > KeptFactor::REFRESH_AFTER {
             kept.factor = None;
         }
-        let mut last_step = Real::INFINITY;
         let mut refreshed = false;
+        // the previous iteration's gradient, preconditioned gradient and direction
+        let mut previous: Option<(DVector<Real>, DVector<Real>, DVector<Real>)> = None;
         while report.iterations < params.max_iterations {
             let solve_start = std::time::Instant::now();
             let g = match &kept.factor {
                 Some(_) => self.gradient_at(x),
                 None => {
                     refreshed = true;
+                    previous = None;
                     let (hessian, g) = self.newton_system(x);
                     kept.factor = Some(kept.factor_with_kept_analysis(&hessian)?);
                     kept.dofs = dofs;
@@ -436,26 +442,45 @@ impl IncrementalPotential<'_> {
                     g
                 }
             };
-            let mut d = -&g;
-            solve_in_place(kept.factor.as_ref().expect("a factor was just made"), d.as_mut_slice());
+            let mut z = g.clone();
+            solve_in_place(kept.factor.as_ref().expect("a factor was just made"), z.as_mut_slice());
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.iterations += 1;
-            let length = d.amax();
+            let length = z.amax();
             report.last_step = length;
-            match self.take_step(x, &d, &g, &mut value, params.tolerance * h) {
-                Step::Taken => {}
-                Step::Converged => {
-                    report.converged = true;
-                    return Ok(report);
+            if length <= params.tolerance * h {
+                apply(x, self.free, &z, -1.0);
+                report.converged = true;
+                return Ok(report);
+            }
+            let mut p = -&z;
+            if let Some((g0, z0, p0)) = &previous {
+                let beta = (z.dot(&(&g - g0)) / z0.dot(g0)).max(0.0);
+                if beta.is_finite() {
+                    let conjugate = &p + p0 * beta;
+                    if g.dot(&conjugate) < 0.0 {
+                        p = conjugate;
+                    }
                 }
             }
-            if length > 0.5 * last_step && !refreshed {
-                // the kept factor no longer describes Φ near x: rebuild it here, once per solve
-                // (where even a fresh factor converges this slowly, Φ is not convex there, a
-                // shell buckling, and a semidefinite Hessian converges linearly whatever its age)
+            // the secant step along p: Φ'(0) = g·p < 0, Φ'(1) from the gradient at x + p
+            let slope = g.dot(&p);
+            let mut trial = x.to_vec();
+            apply(&mut trial, self.free, &p, 1.0);
+            let far = self.gradient_at(&trial).dot(&p);
+            let alpha = if far > slope { (slope / (slope - far)).clamp(0.1, 4.0) } else { 1.0 };
+            let d = &p * alpha;
+            if let Step::Converged = self.take_step(x, &d, &g, &mut value, 0.0) {
+                // no step along a descent direction changes Φ or x: the minimum to round-off
+                report.converged = true;
+                return Ok(report);
+            }
+            if report.iterations % KeptFactor::STALE_AFTER == 0 && !refreshed {
+                // not converged after this many iterations: the kept factor no longer describes
+                // Φ near x; rebuild it here, once per solve
                 kept.factor = None;
             }
-            last_step = length;
+            previous = Some((g, z, p));
         }
         Ok(report)
     }
@@ -554,6 +579,11 @@ impl KeptFactor {
     /// Solves after which the factor is rebuilt even when it still converges fast (Phantom §4
     /// uses 50).
     pub const REFRESH_AFTER: usize = 50;
+
+    /// Iterations of one solve after which an old factor is rebuilt at the current iterate (once
+    /// per solve): with a factor of this step's Hessian the conjugate gradients converge by about
+    /// 0.3 per iteration on a hanging cape, so 8 iterations without convergence mean a stale one.
+    pub const STALE_AFTER: usize = 8;
 
     /// Factors `a` by sparse Cholesky (faer's LLᵀ: approximate-minimum-degree ordering,
     /// supernodal or simplicial by the fill it finds, reading `a`'s lower triangle through a

@@ -1028,16 +1028,18 @@ fn wait_for(path: &Path, child: &mut std::process::Child) {
     }
 }
 
-/// Sends `signal` to a running `run` of a long scene once its third frame is written, and checks
-/// the exit code, `summary.json`, and that what was written is whole: as many frames as rows of
-/// `stats.csv`, and `check` passes on them.
-fn a_run_stopped_by(signal: i32, name: &str, code: i32) {
+/// Sends `signal` `deliveries` times in a row to a running `run` of a long scene once its third
+/// frame is written, and checks the exit code, `summary.json`, and that what was written is
+/// whole: as many frames as rows of `stats.csv`, and `check` passes on them.
+fn a_run_stopped_by(signal: i32, name: &str, code: i32, deliveries: usize) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut child = spawn(&["run", "hanging-cloth", "--out", out.to_str().unwrap(), "--duration", "1000"]);
     wait_for(&out.join("frames/frame_00002.obj"), &mut child);
-    // SAFETY: kill(2) on our own child's pid, which it keeps until we wait for it
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    for _ in 0..deliveries {
+        // SAFETY: kill(2) on our own child's pid, which it keeps until we wait for it
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    }
     let o = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(code), "{stderr}");
@@ -1069,12 +1071,18 @@ fn a_run_stopped_by(signal: i32, name: &str, code: i32) {
 
 #[test]
 fn ctrl_c_ends_a_run_after_the_current_event_with_exit_130_and_an_interrupted_summary() {
-    a_run_stopped_by(libc::SIGINT, "SIGINT", 130);
+    a_run_stopped_by(libc::SIGINT, "SIGINT", 130, 1);
 }
 
 #[test]
 fn sigterm_ends_a_run_after_the_current_event_with_exit_143_and_an_interrupted_summary() {
-    a_run_stopped_by(libc::SIGTERM, "SIGTERM", 143);
+    a_run_stopped_by(libc::SIGTERM, "SIGTERM", 143, 1);
+}
+
+#[test]
+fn a_signal_delivered_twice_at_once_is_one_request_and_the_summary_is_written() {
+    // GNU `timeout` sends SIGTERM to the command and then to its whole process group
+    a_run_stopped_by(libc::SIGTERM, "SIGTERM", 143, 2);
 }
 
 #[test]

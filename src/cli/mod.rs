@@ -19,7 +19,6 @@ use avicontact::scene::{self, Scene};
 use avicontact::Simulation;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Bad input: exit 2, nothing written.
@@ -68,21 +67,39 @@ fn check_progress_interval(interval: Option<f64>) -> Result<(), ExitCode> {
 }
 
 /// Makes Ctrl-C (SIGINT) and SIGTERM raise `interrupt`, so the run stops after the event in
-/// progress and writes its summary. A second one while the run is winding down (a slow event, the
-/// summary being written) takes the signal's default action: the process ends at once, as if no
-/// handler were installed. Called only once the run is about to start; before that the default
-/// action applies and nothing of the run has been written.
+/// progress and writes its summary. A second one more than [`SAME_REQUEST`] after the first, while
+/// the run is winding down (a slow event, the summary being written), takes the signal's default
+/// action: the process ends at once, as if no handler were installed. One within it is the same
+/// request delivered twice: GNU `timeout` signals the command and then its whole process group,
+/// and a supervisor may signal the process and its group. Called only once the run is about to
+/// start; before that the default action applies and nothing of the run has been written.
 fn stop_on_signals(interrupt: &Interrupt) {
     use signal_hook::consts::{SIGINT, SIGTERM};
-    let armed = Arc::new(AtomicBool::new(false));
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let start = std::time::Instant::now();
+    // nanoseconds after `start` of the first signal, plus one (0: none yet)
+    let first = Arc::new(AtomicU64::new(0));
     for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-        // In this order: the default action reads `armed` before this delivery sets it, so only
-        // the second signal ends the process.
-        let registered = signal_hook::flag::register_conditional_default(signal, Arc::clone(&armed))
-            .and_then(|_| signal_hook::flag::register_usize(signal, interrupt.flag(), signal as usize))
-            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&armed)));
-        if let Err(e) = registered {
+        let (first, flag) = (Arc::clone(&first), interrupt.flag());
+        let action = move || {
+            // async-signal-safe: a monotonic clock read and atomics
+            let now = start.elapsed().as_nanos() as u64 + 1;
+            match first.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => flag.store(signal as usize, Ordering::SeqCst),
+                Err(then) if now.saturating_sub(then) > SAME_REQUEST.as_nanos() as u64 => {
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                }
+                Err(_) => {}
+            }
+        };
+        // SAFETY: the action only reads a monotonic clock, compares and stores atomics and, for a
+        // late second signal, runs the default action (signal-hook documents that as
+        // async-signal-safe); it allocates nothing and takes no lock.
+        if let Err(e) = unsafe { signal_hook::low_level::register(signal, action) } {
             eprintln!("warning: cannot catch {name} ({e}); it will end the run without a summary");
         }
     }
 }
+
+/// A second SIGINT or SIGTERM within this time of the first is the same request delivered twice.
+const SAME_REQUEST: std::time::Duration = std::time::Duration::from_secs(1);
