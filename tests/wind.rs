@@ -82,9 +82,7 @@ fn a_steady_wind_gives_a_free_sheet_pressure_times_area_per_unit_time() {
 }
 
 /// A cloth hanging from two corners under gravity in a gusting wind.
-fn hanging_cloth() -> String {
-    format!(
-        r#"
+const HANGING_CLOTH: &str = r#"
 [simulation]
 duration = 1.0
 frame_rate = 20.0
@@ -100,27 +98,28 @@ gust_period = 0.3
 [[body]]
 name = "cloth"
 kind = "shell"
-mesh = {{ generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }}
-transform = {{ rotate_deg = [90.0, 0.0, 0.0] }}
+mesh = { generator = "grid", size = [0.3, 0.3], resolution = [7, 7] }
+transform = { rotate_deg = [90.0, 0.0, 0.0] }
 density = 0.1
 stretching = 100.0
 bending = 0.0001
 fixed = [42, 48]
-"#
-    )
-}
+"#;
 
 #[test]
 fn the_wind_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync, tolerance) in [("avi", false, 0.02), ("sync", true, 0.02)] {
-        let rows = run(&hanging_cloth(), sync, 0.6);
+        let rows = run(HANGING_CLOTH, sync, 0.6);
         let balance = |r: &(f64, [f64; 3], f64, f64, f64)| r.2 + r.3 - r.4;
         let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
         assert!(work > 1e-3, "{backend}: the gusts worked on the cloth: {work} J");
         // the swing of the energy itself, for scale: the ledger must explain it
         let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);
         let gap = rows.iter().map(|r| (balance(r) - balance(&rows[0])).abs()).fold(0.0, f64::max);
-        assert!(gap <= tolerance * swing.max(work), "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)");
+        assert!(
+            gap <= tolerance * swing.max(work),
+            "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)"
+        );
     }
 }
 
@@ -144,6 +143,6 @@ fn bad_wind_tables_are_refused_naming_the_key() {
         "{base}\n[[body]]\nname = \"dust\"\nkind = \"particles\"\nradius = 0.01\nmass = 0.001\npositions = [[0.0, 0.0, 1.0]]\n"
     )
     .replace("period = 0.007", "period = 0.007\nbodies = [\"dust\"]");
-    let err = parse(&particles).err().expect("wind on particles accepted");
+    let Err(err) = parse(&particles) else { panic!("wind on particles accepted") };
     assert!(err.contains("wind[0].bodies[0]") && err.contains("particles"), "{err}");
 }

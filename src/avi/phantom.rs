@@ -406,13 +406,12 @@ impl PhantomMeshes {
         if let Ok(first) = report {
             if !first.converged && !loose(&first) && settings.newton.max_iterations > FIRST_ITERATIONS {
                 params.max_iterations = settings.newton.max_iterations - FIRST_ITERATIONS;
-                report = phi.minimize_with_kept_factor(&mut scratch.x, h, &params, &mut b.kept).map(|more| {
-                    NewtonReport {
+                report =
+                    phi.minimize_with_kept_factor(&mut scratch.x, h, &params, &mut b.kept).map(|more| NewtonReport {
                         iterations: first.iterations + more.iterations,
                         linear_solve_seconds: first.linear_solve_seconds + more.linear_solve_seconds,
                         ..more
-                    }
-                });
+                    });
             }
         }
         // the free map must name this body's vertices only when the next body solves

@@ -12,7 +12,8 @@ mod tet;
 mod topology;
 
 pub use generators::{
-    box_surface, cylinder, grid, hat, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep, MAX_VERTICES,
+    box_surface, cylinder, grid, hat, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep,
+    MAX_VERTICES,
 };
 pub use knots::{knot, knot_control_points, overhand_control_points, KnotShape};
 pub use obj::{parse_obj, read_obj, ObjError};

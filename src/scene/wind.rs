@@ -60,17 +60,13 @@ fn gusts(ctx: &Ctx, place: &str, wind: &WindSection) -> Result<Gusts, SceneError
             ),
         ));
     }
-    let gust_period = ctx.positive(place, "gust_period", Some(wind.gust_period), "give the gusts' period in seconds")?;
+    let gust_period =
+        ctx.positive(place, "gust_period", Some(wind.gust_period), "give the gusts' period in seconds")?;
     Ok(Gusts { pressure, direction: direction.normalize(), gust: wind.gust, gust_period })
 }
 
 /// The bodies the table names (every shell when it names none), each a shell.
-fn bodies(
-    ctx: &Ctx,
-    place: &str,
-    wind: &WindSection,
-    model: &Model,
-) -> Result<Vec<crate::ids::BodyId>, SceneError> {
+fn bodies(ctx: &Ctx, place: &str, wind: &WindSection, model: &Model) -> Result<Vec<crate::ids::BodyId>, SceneError> {
     let is_shell = |kind: &BodyKind| matches!(kind, BodyKind::Shell { .. });
     let Some(names) = &wind.bodies else {
         let shells: Vec<_> = model.bodies.iter().filter(|(_, b)| is_shell(&b.kind)).map(|(id, _)| id).collect();
