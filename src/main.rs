@@ -26,9 +26,7 @@ struct Cli {
 enum Command {
     /// Run a scene (a TOML file or a built-in name) and write frames, stats.csv and summary.json.
     Run {
-        /// Scene file, or a built-in scene: hanging-cloth, spinning-shell, fpu-chain, sheet-on-block,
-        /// pogo, particle-walls, particle-box, particle-box-gravity, sheet-on-sphere, curtain-projectile,
-        /// spikes, spikes-10k, spikes-50k, bar-collision.
+        /// Scene file, or the name of a built-in scene (`avicontact scenes` lists them).
         scene: String,
         /// Output directory (created if missing).
         #[arg(long)]
