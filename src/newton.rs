@@ -410,7 +410,7 @@ impl IncrementalPotential<'_> {
     /// chord iteration converge linearly and slowly, the conjugate directions speed it up.
     /// Converged when |z| ≤ tolerance · h. The factor is rebuilt at x when there is none for this
     /// problem's size, when it is [`KeptFactor::REFRESH_AFTER`] solves old, and, once per solve,
-    /// when it converges slowly (a z longer than half the one before). Always sparse Cholesky.
+    /// after [`KeptFactor::STALE_AFTER`] iterations without convergence. Always sparse Cholesky.
     pub fn minimize_with_kept_factor(
         &self,
         x: &mut [Vec3],

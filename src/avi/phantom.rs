@@ -47,8 +47,9 @@ pub const FIRST_ITERATIONS: usize = 20;
 
 /// Which bodies integrate their elastic potentials on a phantom mesh, and how (Phantom §3.2).
 ///
-/// Each implicit step is solved by Newton's method with the factorised Hessian kept across
-/// steps ([`IncrementalPotential::minimize_with_kept_factor`]), always by sparse Cholesky.
+/// Each implicit step is solved by nonlinear conjugate gradients preconditioned with a sparse
+/// Cholesky factor of Φ's Hessian kept across steps
+/// ([`IncrementalPotential::minimize_with_kept_factor`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhantomSettings {
     /// h, the one step of every implicit potential and of the constraints, s (`[simulation]
@@ -58,9 +59,8 @@ pub struct PhantomSettings {
     pub bodies: Vec<BodyId>,
     /// The Newton solve of each implicit step. Its tolerance is tight by default (10⁻⁹ m/s, a step
     /// of 10⁻¹² m at h = 10⁻³ s): the midpoint rule's momentum map is conserved to the solve's
-    /// accuracy. With the factor kept across iterations the convergence is linear, each iteration
-    /// a gradient and two triangular solves, so up to 200 are allowed (a ribbon knotted tight
-    /// needed more than 50 at times).
+    /// accuracy. Each iteration on the kept factor costs two gradients and two triangular solves,
+    /// so up to 200 are allowed (a ribbon knotted tight needed more than 50 at times).
     pub newton: NewtonParameters,
     /// A solve that has not met `newton.tolerance` after [`FIRST_ITERATIONS`] (or after all its
     /// iterations) is taken when its last Newton step is below this · h, m/s (default 10⁻³: 1 µm

@@ -447,16 +447,7 @@ impl SyncEngine {
             self.potentials[k].set_time(t_next - 0.5 * h);
         }
         let external_energy = |potentials: &[Box<dyn Potential>], x: &[Vec3]| -> Real {
-            let mut local = Vec::new();
-            external
-                .iter()
-                .map(|&k| {
-                    let p = &potentials[k];
-                    local.clear();
-                    local.extend(p.stencil().iter().map(|v| x[v.index()]));
-                    p.energy(&local)
-                })
-                .sum()
+            assemble_energy(external.iter().map(|&k| potentials[k].as_ref()), x)
         };
         let external_before = external_energy(&self.potentials, &self.x);
         let report = self
