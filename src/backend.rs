@@ -89,7 +89,7 @@ pub trait Backend: std::fmt::Debug + std::any::Any + Send + Sync {
     /// The energy ledger so far ([`crate::ledger`]): by default what [`Backend::dissipated`]
     /// says and no external work.
     fn ledger(&self) -> Ledger {
-        Ledger { dissipated: self.dissipated(), external_work: 0.0 }
+        Ledger { dissipated: self.dissipated(), ..Ledger::default() }
     }
 
     /// Energy of the contact model at `positions` (every vertex at one time), J: the AVI's

@@ -21,13 +21,20 @@
 //!   also counts the saw-tooth energy that asynchronous clocks exchange back and forth (see
 //!   `potential::damping`).
 //!
-//! * An **external** kick (wind, a force from outside the system) changes a free vertex's kinetic
-//!   energy by ΔK_u = −I_u·v̄_u: that is work done on the system, booked as `external_work`. On a
-//!   scripted vertex it does no work on the system (the path takes it).
+//! * An **external** force (wind, a load: a force from outside the system whose energy is linear
+//!   in the positions and changes with time) is booked as a potential that changes in time, as
+//!   gravity is a potential that does not: its kicks are conservative, and `external_shifts`
+//!   holds its energy at the start plus every jump of that energy, at the positions of the
+//!   moment, as the force changes (a load switched on, a gust). The work it has done at a frame
+//!   is `external_shifts` minus its energy there ([`FrameStats::measure`] adds it to
+//!   `external_work`): ∫ f·ẋ dt, by parts. Booking each kick's ΔK instead would depend on the
+//!   order of kicks at one instant: a load balanced by a membrane that ticks with it books
+//!   ±f²h²/2m per tick, a drift.
 //!
 //! Held vertices have zero velocity: no work.
 //!
 //! [`Vertices::kick`]: crate::model::Vertices::kick
+//! [`FrameStats::measure`]: crate::observe::FrameStats::measure
 
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
@@ -40,6 +47,9 @@ pub struct Ledger {
     pub dissipated: Real,
     /// Work done on the system by scripted vertices so far.
     pub external_work: Real,
+    /// The external potentials' energy at the start plus its jumps as their forces changed, J;
+    /// minus their energy now, the work they have done (see the module doc).
+    pub external_shifts: Real,
 }
 
 /// Whether a kick's work is booked as dissipation.
@@ -52,8 +62,6 @@ pub enum KickKind {
     /// Damping: only scripted vertices' work is booked here; the damper books what it
     /// dissipates itself ([`Potential::end_tick`](crate::potential::Potential::end_tick)).
     Viscous,
-    /// A force from outside the system (wind): its work on free vertices is `external_work`.
-    External,
 }
 
 impl Ledger {
@@ -63,12 +71,7 @@ impl Ledger {
     pub fn kick(&mut self, vertices: &mut Vertices, u: VertexId, impulse: Vec3, t: Real, kind: KickKind) {
         let dissipative = kind == KickKind::Dissipative;
         if vertices.inverse_mass(u) > 0.0 {
-            if kind == KickKind::External {
-                let before = vertices.velocity(u);
-                vertices.kick(u, impulse);
-                // ΔK = ½m(|v⁺|² − |v⁻|²) = −I·v̄
-                self.external_work -= impulse.dot(&(before + vertices.velocity(u))) * 0.5;
-            } else if dissipative {
+            if dissipative {
                 let before = vertices.velocity(u);
                 vertices.kick(u, impulse);
                 // −ΔK = −½m(|v⁺|² − |v⁻|²) = I·v̄
@@ -76,7 +79,7 @@ impl Ledger {
             } else {
                 vertices.kick(u, impulse);
             }
-        } else if kind != KickKind::External {
+        } else {
             let work = impulse.dot(&vertices.velocity_at(u, t));
             self.external_work += work;
             if dissipative {
@@ -126,6 +129,7 @@ impl Ledger {
         Ledger {
             dissipated: self.dissipated + other.dissipated,
             external_work: self.external_work + other.external_work,
+            external_shifts: self.external_shifts + other.external_shifts,
         }
     }
 }

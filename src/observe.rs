@@ -113,7 +113,7 @@ impl FrameStats {
         let v = &model.vertices;
         let mut stats = FrameStats {
             dissipated: ledger.dissipated,
-            external_work: ledger.external_work,
+            external_work: ledger.external_work + ledger.external_shifts,
             events,
             ..Default::default()
         };
@@ -129,7 +129,11 @@ impl FrameStats {
         }
         let mut local = Vec::new();
         for p in potentials {
-            if !p.is_dissipative() && !p.is_external() {
+            if p.is_external() {
+                // the work of an external force is its shifts less its energy now (crate::ledger)
+                gather(p.stencil(), positions, &mut local);
+                stats.external_work -= p.energy(&local);
+            } else if !p.is_dissipative() {
                 gather(p.stencil(), positions, &mut local);
                 stats.potential += p.energy(&local);
             }

@@ -259,6 +259,11 @@ impl AviEngine {
             let counter_slot = engine.counters.slot(spec.potential.kind());
             let clock = Clock::new(h);
             let first = clock.next_time();
+            if spec.potential.is_external() {
+                // its energy at the start: the ledger books its jumps from here (crate::ledger)
+                let x: Vec<Vec3> = spec.potential.stencil().iter().map(|&v| model.vertices.position(v)).collect();
+                engine.ledger.external_shifts += spec.potential.energy(&x);
+            }
             let id = engine.forces.insert(Force { potential: spec.potential, clock, counter_slot, queue_index });
             engine.queue.schedule(EventKey::Force(id, queue_index), first)?;
         }
@@ -376,17 +381,15 @@ impl AviEngine {
         }
         workspace.gradient.clear();
         workspace.gradient.resize(stencil.len(), Vec3::zeros());
-        let external = force.potential.is_external();
-        if external {
+        if force.potential.is_external() {
+            // the force changes here, at these positions: the jump of its energy (crate::ledger)
+            let before = force.potential.energy(&workspace.positions);
             force.potential.set_time(t.seconds());
+            ledger.external_shifts += force.potential.energy(&workspace.positions) - before;
         }
         let stencil = force.potential.stencil();
         force.potential.gradient(&workspace.positions, &mut workspace.gradient);
-        let kind = match (external, force.potential.is_dissipative()) {
-            (true, _) => KickKind::External,
-            (false, true) => KickKind::Viscous,
-            (false, false) => KickKind::Conservative,
-        };
+        let kind = if force.potential.is_dissipative() { KickKind::Viscous } else { KickKind::Conservative };
         ledger.kick_stencil(vertices, stencil, &workspace.gradient, h, t.seconds(), kind);
         ledger.dissipated += force.potential.end_tick(&workspace.positions);
         queue.schedule(EventKey::Force(id, force.queue_index), force.clock.next_time())?;

@@ -19,6 +19,7 @@
 //! | [`Wall`] | one vertex | one-sided quadratic wall (A-search Appendix E) |
 //! | [`Damping`] | as the elastic potential it damps | ACM §6.1 (Verlet identity on its own clock) |
 //! | [`Wind`] | every free vertex of a shell | Phantom §5 (the cape in wind): pressure along a direction, gusting |
+//! | [`Load`] | chosen free vertices | ACM §8 (the reef knot pulled by a prescribed force) |
 
 mod ad;
 mod bar;
@@ -30,6 +31,7 @@ mod derivative_tests;
 mod friction;
 mod gravity;
 mod hinge;
+mod load;
 mod solid;
 mod spring;
 mod wall;
@@ -43,6 +45,7 @@ pub use damping::{Damping, StrainMeasure};
 pub use friction::LaggedFriction;
 pub use gravity::Gravity;
 pub use hinge::Hinge;
+pub use load::{Load, LoadSchedule};
 pub use solid::{Lame, SolidMaterial, Tetrahedron};
 pub use spring::Spring;
 pub use wall::Wall;
@@ -125,15 +128,16 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         false
     }
 
-    /// True for a force from outside the system ([`Wind`]): its energy is not part of the
-    /// mechanical energy in `stats.csv`, and the work its kicks do is booked as `external_work`
-    /// (`crate::ledger`).
+    /// True for a force from outside the system ([`Wind`], [`Load`]): its energy is not part of
+    /// the mechanical energy in `stats.csv`; the work it does is booked as `external_work`, as its
+    /// energy's jumps when its force changes less its energy at the frame (`crate::ledger`).
     fn is_external(&self) -> bool {
         false
     }
 
     /// Moves a time-dependent potential (an external force that varies, such as gusting
-    /// [`Wind`]) to time `t`, s, before it is evaluated; a no-op for every other potential.
+    /// [`Wind`] or a ramped [`Load`]) to time `t`, s, before it is evaluated; a no-op for every
+    /// other potential.
     fn set_time(&mut self, _t: Real) {}
 
     /// Hands the part of the potential whose stiffness is unbounded to penalty layers on the AVI

@@ -78,6 +78,7 @@ pub(super) fn build(
         }
     }
     super::wind::add_winds(&ctx, &raw.wind, &model, common_period, &mut forces)?;
+    super::loads::add_loads(&ctx, &raw.load, &model, common_period, &mut forces)?;
     if implicit_step.is_some() && phantom.bodies.is_empty() {
         warnings.push(
             "[simulation] implicit_step is set, but no body has integration = \"phantom\": it is not used".to_string(),

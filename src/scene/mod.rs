@@ -12,6 +12,7 @@ mod context;
 mod exact;
 mod memory;
 pub mod schema;
+mod loads;
 mod simulate;
 mod wind;
 

@@ -23,6 +23,9 @@ pub struct SceneFile {
     /// `[[wind]]`: pressure on shells' area along a direction, gusting (Phantom §5's cape).
     #[serde(default)]
     pub wind: Vec<WindSection>,
+    /// `[[load]]`: a prescribed force on chosen vertices of a body (ACM §8's knots pulled by force).
+    #[serde(default)]
+    pub load: Vec<LoadSection>,
     /// `[[body]]`, read table by table by its kind (`body/`, before the rest of the file); the
     /// field names the table for the parser.
     #[serde(default, rename = "body")]
@@ -48,6 +51,32 @@ pub struct WindSection {
     #[serde(default)]
     pub bodies: Option<Vec<String>>,
     /// Its clock period, s (default: as gravity's, the smallest of the scene's stable periods).
+    #[serde(default)]
+    pub period: Option<f64>,
+}
+
+/// `[[load]]`: a total force shared equally by chosen vertices of one body (`potential::Load`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSection {
+    /// The body's name.
+    pub body: String,
+    /// Indices in the body (default: every free vertex of it).
+    #[serde(default)]
+    pub vertices: Option<Vec<i64>>,
+    /// The total force at full strength, N.
+    #[serde(deserialize_with = "crate::scene::exact::array")]
+    pub force: [f64; 3],
+    /// When it starts to act, s (default 0).
+    #[serde(default)]
+    pub start: f64,
+    /// When it stops, s (default: never).
+    #[serde(default = "infinity")]
+    pub stop: f64,
+    /// Seconds over which it rises to full strength (default 0: at once).
+    #[serde(default)]
+    pub ramp: f64,
+    /// Its clock period, s (default: as gravity's).
     #[serde(default)]
     pub period: Option<f64>,
 }

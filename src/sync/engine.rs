@@ -154,6 +154,8 @@ pub struct SyncEngine {
     frame_slot: usize,
     dissipated: Real,
     external_work: Real,
+    /// The external forces' energy at the start plus its jumps (crate::ledger).
+    external_shifts: Real,
     newton_iterations: u64,
     linear_solve_seconds: f64,
     last_alpha: Option<Real>,
@@ -238,6 +240,10 @@ impl SyncEngine {
                 });
             }
         }
+        // the external forces' energy at the start: `external_shifts` books the jumps of that energy
+        // from here on (crate::ledger)
+        let external_shifts =
+            assemble_energy(potentials.iter().filter(|p| p.is_external()).map(|p| p.as_ref()), &x);
         Ok(SyncEngine {
             contact,
             integrator: parameters.integrator.build(),
@@ -259,6 +265,7 @@ impl SyncEngine {
             frame_slot,
             dissipated: 0.0,
             external_work: 0.0,
+            external_shifts,
             newton_iterations: 0,
             linear_solve_seconds: 0.0,
             last_alpha: None,
@@ -315,7 +322,7 @@ impl SyncEngine {
     /// of each step), and the work scripted vertices did against the conservative potentials
     /// and the IPC barriers (the trapezoid rule over each step).
     pub fn ledger(&self) -> Ledger {
-        Ledger { dissipated: self.dissipated, external_work: self.external_work }
+        Ledger { dissipated: self.dissipated, external_work: self.external_work, external_shifts: self.external_shifts }
     }
 
     /// Newton iterations so far.
@@ -440,16 +447,18 @@ impl SyncEngine {
         let moving: Vec<usize> =
             (0..self.x.len()).filter(|&i| self.free[i].is_none() && prescribed[i] != self.x[i]).collect();
         let before = (!moving.is_empty()).then(|| self.x.clone());
-        // external forces (wind) act at the step's midpoint; their work on the step is −ΔV at
-        // that time (crate::ledger)
+        // external forces (wind, loads) act at the step's midpoint: the jump of their energy at
+        // the current positions as they change is booked here, and their energy at the frame is
+        // counted by `FrameStats::measure` (crate::ledger)
         let external: Vec<usize> = (0..base).filter(|&k| self.potentials[k].is_external()).collect();
-        for &k in &external {
-            self.potentials[k].set_time(t_next - 0.5 * h);
-        }
         let external_energy = |potentials: &[Box<dyn Potential>], x: &[Vec3]| -> Real {
             assemble_energy(external.iter().map(|&k| potentials[k].as_ref()), x)
         };
         let external_before = external_energy(&self.potentials, &self.x);
+        for &k in &external {
+            self.potentials[k].set_time(t_next - 0.5 * h);
+        }
+        self.external_shifts += external_energy(&self.potentials, &self.x) - external_before;
         let report = self
             .integrator
             .step(Step {
@@ -468,7 +477,6 @@ impl SyncEngine {
                 message: format!("step {} failed: {e}", self.steps + 1),
             })?;
         self.potentials.truncate(base);
-        self.external_work += external_before - external_energy(&self.potentials, &self.x);
         self.steps += 1;
         self.dissipated += report.dissipated;
         if let Some(x_before) = before {
