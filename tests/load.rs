@@ -132,7 +132,10 @@ fn a_load_s_work_is_booked_as_external_work_on_both_backends() {
         assert!(work > 1e-5, "{backend}: the load worked on the ribbon: {work} J");
         let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);
         let gap = rows.iter().map(|r| (balance(r) - balance(&rows[0])).abs()).fold(0.0, f64::max);
-        assert!(gap <= 0.01 * swing.max(work), "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)");
+        assert!(
+            gap <= 0.01 * swing.max(work),
+            "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)"
+        );
     }
 }
 

@@ -34,11 +34,7 @@ fn schedule(ctx: &Ctx, place: &str, load: &LoadSection) -> Result<LoadSchedule, 
     if !(load.start.is_finite() && load.start >= 0.0 && load.stop > load.start) {
         return Err(ctx.err(
             place.to_string(),
-            format!(
-                "needs 0 ≤ start < stop (s), got start = {}, stop = {}",
-                Compact(load.start),
-                Compact(load.stop)
-            ),
+            format!("needs 0 ≤ start < stop (s), got start = {}, stop = {}", Compact(load.start), Compact(load.stop)),
         ));
     }
     let ramp = ctx.non_negative(place, "ramp", Some(load.ramp), "give the seconds over which the force rises")?;
@@ -58,7 +54,10 @@ fn vertices(ctx: &Ctx, place: &str, load: &LoadSection, model: &Model) -> Result
     if matches!(body.kind, BodyKind::Obstacle { .. }) {
         return Err(ctx.err(
             format!("{place}.body"),
-            format!("body \"{}\" is an obstacle, with infinite mass: no force moves it; load a body with mass", body.name),
+            format!(
+                "body \"{}\" is an obstacle, with infinite mass: no force moves it; load a body with mass",
+                body.name
+            ),
         ));
     }
     let first = body.vertices.start;

@@ -10,9 +10,9 @@ mod build;
 mod builtin;
 mod context;
 mod exact;
+mod loads;
 mod memory;
 pub mod schema;
-mod loads;
 mod simulate;
 mod wind;
 

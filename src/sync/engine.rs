@@ -242,8 +242,7 @@ impl SyncEngine {
         }
         // the external forces' energy at the start: `external_shifts` books the jumps of that energy
         // from here on (crate::ledger)
-        let external_shifts =
-            assemble_energy(potentials.iter().filter(|p| p.is_external()).map(|p| p.as_ref()), &x);
+        let external_shifts = assemble_energy(potentials.iter().filter(|p| p.is_external()).map(|p| p.as_ref()), &x);
         Ok(SyncEngine {
             contact,
             integrator: parameters.integrator.build(),
