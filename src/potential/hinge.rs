@@ -11,9 +11,28 @@
 //! zero when the hinge is flat and positive when the opposite vertices move to the side their own
 //! triangle's normal points to. The energy is
 //!
-//! E = k (θ − θ̄)² · 3‖ē‖² / (Ā₁ + Ā₂),
+//! E = k (θ − θ̄)² · 3‖ē‖² / (Ā₁ + Ā₂) · g(s₁) g(s₂),
 //!
-//! with θ̄, ‖ē‖, Ā₁, Ā₂ the rest angle, edge length and triangle areas. The gradient uses the
+//! with θ̄, ‖ē‖, Ā₁, Ā₂ the rest angle, edge length and triangle areas.
+//!
+//! **Crushed triangles** (issue 22). ∂θ/∂x₂ has length 1/h₁ = ‖e‖/(2A₁), h₁ the height of x₂
+//! over the edge and A₁ its triangle's area, and the edge vertices' gradients are of the same size
+//! times where x₂ and x₃ fall along the edge, so the hinge's stiffness grows as 1/A² when a
+//! triangle is crushed in its plane, across the edge or along it, which a St. Venant–Kirchhoff
+//! membrane allows under compression. The hinge's clock is fixed from the rest shape (ACM §3), so in
+//! a knot pulled tight, where the strands squeeze each other, the hinges of crushed triangles
+//! outgrew their clocks on an irregular ribbon (stiffness up to 11 times the rest value while the
+//! bending itself was 0.1 rad; later a shared edge crushed to an eighth of its length), and the
+//! explicit blow-up that followed ended in a Zeno stop between boundary ears. The factors g(sᵢ),
+//! sᵢ = Aᵢ/(κ Āᵢ) with κ = [`AREA_KNEE`], hold the stiffness to a bounded multiple of its rest
+//! value while the triangles' edges keep about their lengths: g(s) = s²(2 − s²) below s = 1 and 1
+//! above (continuous with its slope), so g(s)/s² ≤ 2, and a hinge whose triangle is crushed to any
+//! area is at most about 2/κ² ≈ 3.6 times as stiff as at rest, within the factor 4 that the
+//! default `safety_factor` (0.5) leaves. At and near the rest shape (areas above κ Ā) it is the
+//! discrete-shells hinge unchanged; a crushed triangle carries less bending energy, its weight
+//! falling as its area squared.
+//!
+//! The gradient uses the
 //! closed form of ∇θ (Bridson, Marino & Fedkiw 2003, "Simulation of clothing with folds and
 //! wrinkles", §4; Tamstorf & Grinspun 2013, "Discrete bending forces and their Jacobians"):
 //! ∂θ/∂x₂ = ‖e‖ n₁/‖n₁‖², ∂θ/∂x₃ = ‖e‖ n₂/‖n₂‖², and the edge vertices take minus these weighted by
@@ -28,6 +47,29 @@ use nalgebra::{DMatrix, Vector3};
 use smallvec::smallvec;
 use std::f64::consts::TAU;
 
+/// The fraction κ of its rest area below which a triangle's area softens the hinge's weight (the
+/// module docs).
+pub const AREA_KNEE: Real = 0.75;
+
+/// g(s) = s²(2 − s²) for s < 1, else 1, and its derivative.
+fn softening<T: AdScalar>(s: T) -> T {
+    if s.re() >= 1.0 {
+        T::one()
+    } else {
+        let s2 = s * s;
+        s2 * (-s2 + 2.0)
+    }
+}
+
+/// g′(s) = 4s(1 − s²) for s < 1, else 0.
+fn softening_slope(s: Real) -> Real {
+    if s >= 1.0 {
+        0.0
+    } else {
+        4.0 * s * (1.0 - s * s)
+    }
+}
+
 /// A discrete-shells bending hinge on stencil `[x₀, x₁, x₂, x₃]` (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Hinge {
@@ -38,6 +80,8 @@ pub struct Hinge {
     rest_angle: Real,
     /// 3‖ē‖²/(Ā₁ + Ā₂), dimensionless.
     shape_factor: Real,
+    /// κ‖n̄₁‖ and κ‖n̄₂‖: twice the wings' rest areas, times [`AREA_KNEE`], m².
+    knee_norms: [Real; 2],
 }
 
 impl Hinge {
@@ -53,11 +97,13 @@ impl Hinge {
             (area.is_finite() && area > 1e-14 * longest2).then_some(area)
         };
         let (a1, a2) = (area(x0, x1, x2)?, area(x1, x0, x3)?);
+        let edge = (x1 - x0).norm();
         Some(Hinge {
             stencil: smallvec![vertices[0], vertices[1], vertices[2], vertices[3]],
             stiffness,
             rest_angle: angle_generic(&rest_positions),
-            shape_factor: 3.0 * (x1 - x0).norm_squared() / (a1 + a2),
+            shape_factor: 3.0 * edge * edge / (a1 + a2),
+            knee_norms: [2.0 * a1 * AREA_KNEE, 2.0 * a2 * AREA_KNEE],
         })
     }
 
@@ -82,13 +128,38 @@ impl Hinge {
         angle_gradient(x, grad);
     }
 
-    /// E = k (θ − θ̄)² · 3‖ē‖²/(Ā₁ + Ā₂), the one definition of the energy.
+    /// E = k (θ − θ̄)² · 3‖ē‖²/(Ā₁ + Ā₂) · g(s₁) g(s₂), the one definition of the energy.
     fn energy_generic<T: AdScalar>(&self, x: &[Vector3<T>]) -> T {
         let d = angle_generic(x) - self.rest_angle;
         // Wrap across the ±π cut by a constant shift (zero derivative), so a hinge folding
         // through ±π keeps a continuous energy.
         let d = d - (d.re() / TAU).round() * TAU;
-        d * d * (self.stiffness * self.shape_factor)
+        let e = x[1] - x[0];
+        let n1 = e.cross(&(x[2] - x[0]));
+        let n2 = (x[3] - x[1]).cross(&e);
+        let g1 = softening(n1.dot(&n1).sqrt() / self.knee_norms[0]);
+        let g2 = softening(n2.dot(&n2).sqrt() / self.knee_norms[1]);
+        d * d * g1 * g2 * (self.stiffness * self.shape_factor)
+    }
+
+    /// The relative areas sᵢ = Aᵢ/(κ Āᵢ) of the two wings and their gradients (four entries each,
+    /// overwritten).
+    fn relative_areas(&self, x: &[Vec3], grads: &mut [[Vec3; 4]; 2]) -> [Real; 2] {
+        let e = x[1] - x[0];
+        let (u, v) = (x[2] - x[0], x[3] - x[1]);
+        let (n1, n2) = (e.cross(&u), v.cross(&e));
+        let (m1, m2) = (n1.norm(), n2.norm());
+        let (n1_hat, n2_hat) = (n1 / m1, n2 / m2);
+        // ∂‖n₁‖: n₁ = e × u, e = x₁ − x₀, u = x₂ − x₀
+        let dn1 = [-u.cross(&n1_hat) - n1_hat.cross(&e), u.cross(&n1_hat), n1_hat.cross(&e), Vec3::zeros()];
+        // ∂‖n₂‖: n₂ = v × e, v = x₃ − x₁
+        let dn2 = [-n2_hat.cross(&v), -e.cross(&n2_hat) + n2_hat.cross(&v), Vec3::zeros(), e.cross(&n2_hat)];
+        for (w, dn) in [dn1, dn2].into_iter().enumerate() {
+            for k in 0..4 {
+                grads[w][k] = dn[k] / self.knee_norms[w];
+            }
+        }
+        [m1 / self.knee_norms[0], m2 / self.knee_norms[1]]
     }
 }
 
@@ -138,9 +209,25 @@ impl Potential for Hinge {
         let d = angle_generic(x) - self.rest_angle;
         let d = d - (d / TAU).round() * TAU;
         angle_gradient(x, grad);
-        let scale = 2.0 * self.stiffness * self.shape_factor * d;
-        for g in grad.iter_mut() {
-            *g *= scale;
+        let w = self.stiffness * self.shape_factor;
+        let e = x[1] - x[0];
+        let crushed =
+            e.cross(&(x[2] - x[0])).norm() < self.knee_norms[0] || (x[3] - x[1]).cross(&e).norm() < self.knee_norms[1];
+        if !crushed {
+            // g₁ = g₂ = 1: the discrete-shells hinge
+            for g in grad.iter_mut() {
+                *g *= 2.0 * w * d;
+            }
+            return;
+        }
+        let mut area_grads = [[Vec3::zeros(); 4]; 2];
+        let [s1, s2] = self.relative_areas(x, &mut area_grads);
+        let (g1, g2) = (softening(s1), softening(s2));
+        // ∇E = w[2d g₁g₂ ∇θ + d² (g₁′g₂ ∇s₁ + g₁g₂′ ∇s₂)]
+        let scale = 2.0 * w * d * g1 * g2;
+        let (c1, c2) = (w * d * d * softening_slope(s1) * g2, w * d * d * g1 * softening_slope(s2));
+        for (k, g) in grad.iter_mut().enumerate() {
+            *g = *g * scale + area_grads[0][k] * c1 + area_grads[1][k] * c2;
         }
     }
 
@@ -148,12 +235,14 @@ impl Potential for Hinge {
         Some(hessian_of::<12>(x, |x| self.energy_generic(x)))
     }
 
-    /// 2k·c ∇θ ∇θᵀ (E = k·c·(θ − θ̄)²): the closed-form ∂θ/∂x, no automatic differentiation.
+    /// 2k·c·g₁g₂ ∇θ ∇θᵀ (E = k·c·(θ − θ̄)²·g₁g₂, the softening factors held fixed): the
+    /// closed-form ∂θ/∂x, no automatic differentiation.
     fn gauss_newton_hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
         let mut grad = [Vec3::zeros(); 4];
         angle_gradient(x, &mut grad);
         let j = nalgebra::SVector::<Real, 12>::from_fn(|r, _| grad[r / 3][r % 3]);
-        let w = 2.0 * self.stiffness * self.shape_factor;
+        let [s1, s2] = self.relative_areas(x, &mut [[Vec3::zeros(); 4]; 2]);
+        let w = 2.0 * self.stiffness * self.shape_factor * softening(s1) * softening(s2);
         Some(DMatrix::from_fn(12, 12, |r, c| w * j[r] * j[c]))
     }
 }
@@ -211,6 +300,45 @@ mod tests {
         let mut g = [Vec3::zeros(); 4];
         h.gradient(&rest, &mut g);
         assert!(g.iter().all(|g| g.norm() < 1e-12));
+    }
+
+    /// The largest eigenvalue of a symmetric matrix.
+    fn spectral_radius(h: DMatrix<Real>) -> Real {
+        nalgebra::SymmetricEigen::new(h).eigenvalues.iter().fold(0.0, |m: Real, l| m.max(l.abs()))
+    }
+
+    #[test]
+    fn a_hinge_on_a_crushed_triangle_stays_within_a_bounded_multiple_of_its_rest_stiffness() {
+        let rest = hinge(0.0);
+        let h = Hinge::new(ids(), rest, 2.0).unwrap();
+        let at_rest = spectral_radius(h.hessian(&rest).unwrap());
+        let bound = 2.0 / (AREA_KNEE * AREA_KNEE) * 1.1 * at_rest;
+        for fraction in [0.9, 0.6, 0.3, 0.1, 0.01, 1e-4] {
+            // wing 1 crushed towards the edge in its plane, wing 2 bent by 0.1 rad
+            let mut across = hinge(0.1);
+            across[2].y *= fraction;
+            // the shared edge crushed along itself: x₀ slides towards x₁, the wings keep their heights
+            let mut along = hinge(0.1);
+            along[0].x = 1.0 - fraction;
+            for (how, x) in [("across the edge", across), ("along the edge", along)] {
+                let stiffness = spectral_radius(h.hessian(&x).unwrap());
+                assert!(stiffness <= bound, "crushed {how} to {fraction}: {stiffness} against {at_rest} at rest");
+                // the unsoftened weight's ∇θ∇θᵀ alone grows as 1/area²: what the factors hold
+                let mut g = [Vec3::zeros(); 4];
+                angle_gradient(&x, &mut g);
+                let plain = 2.0 * 2.0 * h.shape_factor * g.iter().map(|g| g.norm_squared()).sum::<Real>();
+                if fraction <= 0.1 {
+                    assert!(plain > 10.0 * at_rest, "{how} {fraction}: {plain} against {at_rest}");
+                }
+            }
+        }
+        // above the knee the hinge is the discrete-shells hinge: no softening
+        let mut x = hinge(0.4);
+        x[2].y *= 0.8;
+        let [s1, _] = h.relative_areas(&x, &mut [[Vec3::zeros(); 4]; 2]);
+        assert!(s1 > 1.0 && softening(s1) == 1.0);
+        let d = h.angle(&x) - h.rest_angle();
+        assert!((h.energy(&x) - 2.0 * h.shape_factor * d * d).abs() <= 1e-15 * h.energy(&x));
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub(super) fn build(
         message,
     })?;
     let contact_thickness = raw.contact.as_ref().map(|c| c.thickness.unwrap_or(LayerSchedule::default().thickness));
-    let ctx = Ctx { file, memory, contact_thickness };
+    let ctx = Ctx { file, memory, contact_thickness, warnings: Default::default() };
     let sim = &raw.simulation;
     let mut warnings = Vec::new();
     let Simulation { period_ladder, gravity, common_period, implicit_step } = check_simulation(&ctx, sim)?;
@@ -77,6 +77,7 @@ pub(super) fn build(
             phantom.bodies.push(id);
         }
     }
+    warnings.extend(ctx.warnings.take());
     super::wind::add_winds(&ctx, &raw.wind, &model, common_period, &mut forces)?;
     super::loads::add_loads(&ctx, &raw.load, &model, common_period, &mut forces)?;
     if implicit_step.is_some() && phantom.bodies.is_empty() {

@@ -16,12 +16,19 @@ pub(super) struct Ctx<'a> {
     /// η(1), `[contact] thickness` (its default when the key is absent), when the scene has
     /// `[contact]`: generated knots keep their gaps above a multiple of it.
     pub contact_thickness: Option<Real>,
+    /// Warnings the build has given so far, each `FILE: KEY: message`.
+    pub warnings: std::cell::RefCell<Vec<String>>,
 }
 
 impl Ctx<'_> {
     /// An error at the key path `place`.
     pub fn err(&self, place: impl Into<String>, message: impl Into<String>) -> SceneError {
         SceneError { file: self.file.to_string(), place: Some(place.into()), message: message.into() }
+    }
+
+    /// A warning at the key path `place`: the build goes on.
+    pub fn warn(&self, place: &str, message: impl std::fmt::Display) {
+        self.warnings.borrow_mut().push(format!("{}: {place}: {message}", self.file));
     }
 
     /// `v` as a vector when every component is finite (`place.key` in the message otherwise).

@@ -133,7 +133,12 @@ pub fn parse(text: &str, file: &str, base: &Path, name: String) -> Result<Scene,
     let document = toml::de::DeTable::parse(text).map_err(parse_error)?;
     // the bodies first, each by its kind, as the parser visits `body` before the other tables
     let bodies = body::parse_bodies(
-        &context::Ctx { file, memory: memory::MemoryPlan::unlimited(), contact_thickness: None },
+        &context::Ctx {
+            file,
+            memory: memory::MemoryPlan::unlimited(),
+            contact_thickness: None,
+            warnings: Default::default(),
+        },
         document.get_ref().get("body"),
         &parse_error,
     )?;

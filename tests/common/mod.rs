@@ -2,6 +2,8 @@
 //! kinetic energy the energy tests (`tests/laws.rs`, `tests/ledger.rs`) recompute themselves.
 #![allow(dead_code)] // each test file uses a subset
 
+pub mod irregular;
+
 use avicontact::ids::VertexId;
 use avicontact::model::Model;
 

@@ -7,17 +7,16 @@
 //! its own triangle's edge, switches penalty layers on as the ribbon is squeezed in its plane, and
 //! those layers act between parts the membrane already holds apart (the blow-up of issue 22).
 
-use crate::contact::{closest_violation, Primitive};
+use super::rest_gaps::{closest_rest_pair, describe_primitive, primitive_vertices, REST_GAP_MARGIN};
 use crate::geometry::intersect::intersect_triangle_triangle;
 use crate::math::{Compact, Real, Vec3};
 use crate::mesh::TriMesh;
-use crate::model::{Body, BodyKind, Model};
 use crate::scene::context::Ctx;
 use crate::scene::SceneError;
 
 /// How far apart, in units of η(1), every pair of a generated knot's contact primitives that
-/// share no vertex must start.
-pub(super) const KNOT_GAP_MARGIN: Real = 3.0;
+/// share no vertex must start: the margin every shell is warned about, made a refusal.
+pub(super) const KNOT_GAP_MARGIN: Real = REST_GAP_MARGIN;
 
 /// Pairs whose vertices lie within this many samples of each other along the ribbon are mesh
 /// neighbours; farther ones are parts of different strands.
@@ -43,30 +42,8 @@ pub(super) fn check_gaps(ctx: &Ctx, key: &str, mesh: &TriMesh, across: u32, widt
         };
     };
     let limit = KNOT_GAP_MARGIN * eta;
-    let n = mesh.positions.len();
-    let mut model = Model::new();
-    model.add_body(
-        Body::new("knot", BodyKind::Shell { triangles: mesh.triangles.clone() }),
-        &mesh.positions,
-        &vec![Vec3::zeros(); n],
-        &vec![1.0; n],
-    );
-    let Some(v) = closest_violation(&model, limit) else { return Ok(()) };
-    let vertices = |p: &Primitive| -> Vec<u32> {
-        match p {
-            Primitive::Vertex(a) | Primitive::Particle(a, _) => vec![a.0],
-            Primitive::Edge(e) => e.iter().map(|a| a.0).collect(),
-            Primitive::Triangle(t) => t.iter().map(|a| a.0).collect(),
-        }
-    };
-    let describe = |p: &Primitive| -> String {
-        let ids = vertices(p);
-        match p {
-            Primitive::Vertex(_) | Primitive::Particle(..) => format!("vertex {}", ids[0]),
-            Primitive::Edge(_) => format!("edge ({}, {})", ids[0], ids[1]),
-            Primitive::Triangle(_) => format!("triangle {ids:?}"),
-        }
-    };
+    let Some(v) = closest_rest_pair(mesh, limit) else { return Ok(()) };
+    let (vertices, describe) = (primitive_vertices, describe_primitive);
     let (a, b) = (vertices(&v.a), vertices(&v.b));
     let apart = a.iter().flat_map(|i| b.iter().map(move |j| (i / across).abs_diff(j / across))).min().unwrap_or(0);
     let what =

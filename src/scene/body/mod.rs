@@ -12,6 +12,7 @@ mod knot;
 mod mesh;
 mod obstacle;
 mod particles;
+mod rest_gaps;
 mod shell;
 mod solid;
 
