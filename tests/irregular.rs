@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::irregular::{irregular_knot, obj, Irregular};
+use common::irregular::{irregular_knot, obj, Irregular, IrregularMesh};
 
 /// The overhand-knot scene of `scenes/overhand-knot.toml` on the OBJ file `ribbon.obj` in `dir`,
 /// its ends (`ends`) pulled apart at 0.5 m/s for `duration` seconds.
@@ -35,7 +35,7 @@ fn test_dir(name: &str) -> std::path::PathBuf {
 #[test]
 fn a_mesh_with_ears_at_rest_within_a_few_contact_thicknesses_is_warned_about() {
     let parse = |knobs: &Irregular, name: &str| {
-        let (p, t, ends, _) = irregular_knot(320, knobs, 7);
+        let IrregularMesh { positions: p, triangles: t, ends, .. } = irregular_knot(320, knobs, 7);
         let dir = test_dir(name);
         std::fs::write(dir.join("ribbon.obj"), obj(&p, &t)).unwrap();
         let text = knot_scene(&ends, 0.1);
@@ -65,7 +65,7 @@ fn a_mesh_with_ears_at_rest_within_a_few_contact_thicknesses_is_warned_about() {
 #[ignore]
 fn an_irregular_knot_pulled_past_tight_does_not_blow_up() {
     let knobs = Irregular { steps: &[1, 2, 3, 5], shift: 1, ear_every: 2, ear_height: 0.00052 };
-    let (p, t, ends, _) = irregular_knot(320, &knobs, 7);
+    let IrregularMesh { positions: p, triangles: t, ends, .. } = irregular_knot(320, &knobs, 7);
     let dir = test_dir("past-tight");
     std::fs::write(dir.join("ribbon.obj"), obj(&p, &t)).unwrap();
     std::fs::write(dir.join("knot.toml"), knot_scene(&ends, 0.36)).unwrap();

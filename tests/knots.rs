@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::irregular::{irregular_knot, obj, Irregular};
+use common::irregular::{irregular_knot, obj, Irregular, IrregularMesh};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -302,7 +302,7 @@ fn an_irregular_ribbon_with_slivers_and_ears_pulled_by_a_force_ties_the_knot() {
     // 0.6 mm out on every fourth boundary edge (276 vertices); one end held, the other pulled
     // by 0.08 N, as ACM §8 pulls its knots by a force
     let knobs = Irregular { steps: &[2, 3, 5], shift: 1, ear_every: 4, ear_height: 0.0006 };
-    let (positions, triangles, ends, grid) = irregular_knot(240, &knobs, 7);
+    let IrregularMesh { positions, triangles, ends, grid_vertices: grid } = irregular_knot(240, &knobs, 7);
     assert!(positions.len() > grid, "the mesh has ears");
     let dir = out_dir("irregular-by-force");
     std::fs::create_dir_all(&dir).unwrap();

@@ -80,7 +80,7 @@ fn a_load_gives_a_free_sheet_the_impulse_of_its_schedule() {
     let rows = run(FREE_SHEET, false, 0.5);
     let h = 0.0047;
     // the schedule, written out here: 0 before 0.1 s, rising linearly to full at 0.2 s, 0 from 0.4025 s
-    let strength = |t: f64| if t < 0.1 || t >= 0.4025 { 0.0 } else { ((t - 0.1) / 0.1).min(1.0) };
+    let strength = |t: f64| if (0.1..0.4025).contains(&t) { ((t - 0.1) / 0.1).min(1.0) } else { 0.0 };
     let mut checked = 0;
     for &(t, p, ..) in &rows[1..] {
         // one impulse F(k·h)·h at every tick k·h, k = 1, 2, …, before t (frames fall between ticks)

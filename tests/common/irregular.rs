@@ -29,11 +29,20 @@ pub struct Irregular {
     pub ear_height: f64,
 }
 
+/// An irregular ribbon: its vertices and triangles, the vertices of its two end rows, and the number
+/// of vertices before the ears (rows of 3, vertex 3r + j of row r).
+pub struct IrregularMesh {
+    pub positions: Vec<Vec3>,
+    pub triangles: Vec<[u32; 3]>,
+    pub ends: [Vec<u32>; 2],
+    pub grid_vertices: usize,
+}
+
 /// An overhand-knot ribbon (7 cm trefoil, 5 cm tails, 1 cm wide) made irregular: the rows of a fine
 /// regular ribbon (`fine` samples along, 3 across) are taken at uneven steps, the middle column
 /// shifted along the ribbon row by row, each quad split along a diagonal drawn at random, and
-/// boundary ears added. Returns positions, triangles, and the indices of the two end rows.
-pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> (Vec<Vec3>, Vec<[u32; 3]>, [Vec<u32>; 2], usize) {
+/// boundary ears added.
+pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> IrregularMesh {
     let across = 3usize;
     let base = knot(KnotShape::Overhand, 0.07, 0.05, &Sweep { width: 0.01, segments: fine, across: 3, twist_deg: 0.0 })
         .unwrap();
@@ -50,7 +59,7 @@ pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> (Vec<Vec3>, Ve
     let mut previous_middle = 0usize;
     let mut index = vec![[0u32; 3]; rows.len()];
     for (r, &row) in rows.iter().enumerate() {
-        for j in 0..across {
+        for (j, slot) in index[r].iter_mut().enumerate() {
             let mut taken = row;
             if j == 1 && r > 0 && r + 1 < rows.len() && knobs.shift > 0 {
                 // within the rows on either side, after the previous row's middle vertex
@@ -62,7 +71,7 @@ pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> (Vec<Vec3>, Ve
             if j == 1 {
                 previous_middle = taken;
             }
-            index[r][j] = positions.len() as u32;
+            *slot = positions.len() as u32;
             positions.push(at(taken, j));
         }
     }
@@ -81,7 +90,7 @@ pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> (Vec<Vec3>, Ve
         }
         for (j, inner) in [(0usize, 1usize), (across - 1, across - 2)] {
             boundary_edge += 1;
-            if knobs.ear_every == 0 || boundary_edge % knobs.ear_every != 0 || rows[r + 1] - rows[r] < 2 {
+            if knobs.ear_every == 0 || !boundary_edge.is_multiple_of(knobs.ear_every) || rows[r + 1] - rows[r] < 2 {
                 continue;
             }
             // an ear on the boundary edge between rows r and r + 1: a vertex out beyond its middle
@@ -96,7 +105,7 @@ pub fn irregular_knot(fine: u32, knobs: &Irregular, seed: u64) -> (Vec<Vec3>, Ve
         }
     }
     let ends = [index[0].to_vec(), index[rows.len() - 1].to_vec()];
-    (positions, triangles, ends, rows.len() * across)
+    IrregularMesh { positions, triangles, ends, grid_vertices: rows.len() * across }
 }
 
 pub fn obj(positions: &[Vec3], triangles: &[[u32; 3]]) -> String {
