@@ -60,7 +60,7 @@ fn a_mesh_with_ears_at_rest_within_a_few_contact_thicknesses_is_warned_about() {
 /// from t = 0.29 s and the run stopped at t = 0.3435 s: "penalty layer 23 220 would tick every
 /// 2.2e-13 s", between the edges of two boundary ears moving at 3e8 and 2e7 m/s. It now runs on
 /// (its layers deepen later, as the scripts stretch the tight knot without bound). Takes about
-/// 2 minutes in release mode, so CI leaves it out: `cargo test --release --test irregular -- --ignored`.
+/// 3 minutes in release mode, so CI leaves it out: `cargo test --release --test irregular -- --ignored`.
 #[test]
 #[ignore]
 fn an_irregular_knot_pulled_past_tight_does_not_blow_up() {
