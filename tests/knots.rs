@@ -271,27 +271,46 @@ fn the_overhand_knot_stays_tied_tightens_and_never_intersects() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn the_overhand_knot_pulled_by_a_force_tightens_and_stays_tied() {
-    // ACM §8 pulls its knots by a prescribed force: one end held, the other loaded with 0.08 N
-    // rising over 0.05 s, in place of the scene's two scripted ends
+/// `scenes/overhand-knot.toml` pulled by a force, as ACM §8 pulls its knots: the end row `held`
+/// fixed, the end row `pulled` loaded with 0.08 N along +x rising over 0.05 s, for 0.3 s, with its
+/// `mesh = { … }` line replaced by `mesh` when given.
+fn knot_pulled_by_a_force(held: &[u32], pulled: &[u32], mesh: Option<&str>) -> String {
     let scene = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/overhand-knot.toml")).unwrap();
+    let scene = match mesh {
+        None => scene,
+        Some(m) => {
+            let start = scene.find("mesh = {").expect("the scene's mesh");
+            let end = start + scene[start..].find('\n').unwrap();
+            format!("{}{m}{}", &scene[..start], &scene[end..])
+        }
+    };
     let scripts = scene.find("scripted = [").expect("the scene's scripts");
-    let scene = format!(
-        "{}fixed = [240, 241, 242]\n\n[[load]]\nbody = \"ribbon\"\nvertices = [0, 1, 2]\nforce = [0.08, 0.0, 0.0]\nramp = 0.05\n",
+    format!(
+        "{}fixed = {held:?}\n\n[[load]]\nbody = \"ribbon\"\nvertices = {pulled:?}\nforce = [0.08, 0.0, 0.0]\nramp = 0.05\n",
         &scene[..scripts]
     )
-    .replace("duration = 0.24", "duration = 0.3");
+    .replace("duration = 0.24", "duration = 0.3")
+}
+
+/// Nothing damps a loaded end's bounce but friction: the slack falls to half its start and stays
+/// near it.
+fn assert_tightens_and_stays_tight(slack: &[f64]) {
+    let (first, last) = (slack[0], slack[slack.len() - 1]);
+    let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(tightest < 0.5 * first, "the knot tightens: slack {first} m at the start, at best {tightest} m");
+    assert!(last < 0.6 * first, "the knot stays tight: slack {first} m at the start, {last} m at the end");
+}
+
+#[test]
+fn the_overhand_knot_pulled_by_a_force_tightens_and_stays_tied() {
+    // one end held, the other loaded, in place of the scene's two scripted ends
+    let scene = knot_pulled_by_a_force(&[240, 241, 242], &[0, 1, 2], None);
     let dir = out_dir("overhand-by-force");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("knot-by-force.toml");
     std::fs::write(&path, &scene).unwrap();
     let slack = run_a_trefoil(path.to_str().unwrap(), across(&scene), None, &dir.join("out"));
-    let (first, last) = (slack[0], slack[slack.len() - 1]);
-    // nothing damps the loaded end's bounce but friction: the slack falls to half and stays near it
-    let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
-    assert!(tightest < 0.5 * first, "the knot tightens: slack {first} m at the start, at best {tightest} m");
-    assert!(last < 0.6 * first, "the knot stays tight: slack {first} m at the start, {last} m at the end");
+    assert_tightens_and_stays_tight(&slack);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -299,33 +318,18 @@ fn the_overhand_knot_pulled_by_a_force_tightens_and_stays_tied() {
 fn an_irregular_ribbon_with_slivers_and_ears_pulled_by_a_force_ties_the_knot() {
     // the knot of `overhand-knot` on an irregular mesh of its own (common/irregular.rs): rows at
     // steps of 2–5 fine samples, the middle column shifted along, diagonals at random, an ear
-    // 0.6 mm out on every fourth boundary edge (276 vertices); one end held, the other pulled
-    // by 0.08 N, as ACM §8 pulls its knots by a force
+    // 0.6 mm out on every fourth boundary edge (276 vertices)
     let knobs = Irregular { steps: &[2, 3, 5], shift: 1, ear_every: 4, ear_height: 0.0006 };
     let IrregularMesh { positions, triangles, ends, grid_vertices: grid } = irregular_knot(240, &knobs, 7);
     assert!(positions.len() > grid, "the mesh has ears");
     let dir = out_dir("irregular-by-force");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("ribbon.obj"), obj(&positions, &triangles)).unwrap();
-    let scene = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/overhand-knot.toml")).unwrap();
-    let mesh = scene.find("mesh = {").expect("the scene's mesh");
-    let scripts = scene.find("scripted = [").expect("the scene's scripts");
-    let end_of_mesh = mesh + scene[mesh..].find('\n').unwrap();
-    let scene = format!(
-        "{}mesh = \"ribbon.obj\"{}fixed = {:?}\n\n[[load]]\nbody = \"ribbon\"\nvertices = {:?}\nforce = [0.08, 0.0, 0.0]\nramp = 0.05\n",
-        &scene[..mesh],
-        &scene[end_of_mesh..scripts],
-        ends[1],
-        ends[0]
-    )
-    .replace("duration = 0.24", "duration = 0.3");
+    let scene = knot_pulled_by_a_force(&ends[1], &ends[0], Some("mesh = \"ribbon.obj\""));
     let path = dir.join("knot.toml");
     std::fs::write(&path, &scene).unwrap();
     let slack = run_a_trefoil(path.to_str().unwrap(), 3, Some(grid / 3), &dir.join("out"));
-    let (first, last) = (slack[0], slack[slack.len() - 1]);
-    let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
-    assert!(tightest < 0.5 * first, "the knot tightens: slack {first} m at the start, at best {tightest} m");
-    assert!(last < 0.6 * first, "the knot stays tight: slack {first} m at the start, {last} m at the end");
+    assert_tightens_and_stays_tight(&slack);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

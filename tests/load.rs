@@ -6,48 +6,14 @@
 
 mod common;
 
-use avicontact::observe::{Frame, Observer, ObserverError};
 use avicontact::scene;
-use avicontact::Simulation;
-use std::path::Path;
 
 fn parse(text: &str) -> Result<scene::Scene, String> {
-    scene::parse(text, "load scene", Path::new("."), "load".into()).map_err(|e| e.to_string())
+    common::parse_scene(text, "load scene")
 }
 
-/// Per frame: time, momentum of the free vertices, mechanical energy (kinetic recomputed here),
-/// dissipated, external work.
-#[derive(Default)]
-struct Rows(Vec<(f64, [f64; 3], f64, f64, f64)>);
-
-impl Observer for Rows {
-    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        let v = &f.model.vertices;
-        let mut p = [0.0; 3];
-        for i in 0..v.len() {
-            let id = avicontact::ids::VertexId(i as u32);
-            if v.effective_mass(id).is_finite() {
-                let mv = v.velocity(id) * v.mass(id);
-                for k in 0..3 {
-                    p[k] += mv[k];
-                }
-            }
-        }
-        let energy = common::kinetic_energy(f.model) + f.stats.potential;
-        self.0.push((f.time.seconds(), p, energy, f.stats.dissipated, f.stats.external_work));
-        Ok(())
-    }
-}
-
-fn run(text: &str, sync: bool, duration: f64) -> Vec<(f64, [f64; 3], f64, f64, f64)> {
-    let s = parse(text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = match sync {
-        false => Simulation::new(s.model, s.forces, s.parameters).unwrap(),
-        true => Simulation::new_sync(s.model, s.forces, s.parameters, s.sync).unwrap(),
-    };
-    let mut rows = Rows::default();
-    sim.advance_to(duration, &mut rows).unwrap();
-    rows.0
+fn run(text: &str, sync: bool, duration: f64) -> Vec<common::LedgerRow> {
+    common::ledger_rows(text, sync, duration)
 }
 
 /// A free 0.4 m × 0.3 m sheet, no gravity; its first row of 9 vertices pulled by 0.3 N along x and
@@ -127,7 +93,7 @@ fixed = [24, 25, 26]
 fn a_load_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync) in [("avi", false), ("sync", true)] {
         let rows = run(HANGING_RIBBON, sync, 0.6);
-        let balance = |r: &(f64, [f64; 3], f64, f64, f64)| r.2 + r.3 - r.4;
+        let balance = |r: &common::LedgerRow| r.2 + r.3 - r.4;
         let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
         assert!(work > 1e-5, "{backend}: the load worked on the ribbon: {work} J");
         let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);

@@ -5,47 +5,14 @@
 
 mod common;
 
-use avicontact::observe::{Frame, Observer, ObserverError};
 use avicontact::scene;
-use avicontact::Simulation;
-use std::path::Path;
 
 fn parse(text: &str) -> Result<scene::Scene, String> {
-    scene::parse(text, "wind scene", Path::new("."), "wind".into()).map_err(|e| e.to_string())
+    common::parse_scene(text, "wind scene")
 }
 
-/// Per frame: time, momentum, mechanical energy (kinetic recomputed here), dissipated, external work.
-#[derive(Default)]
-struct Rows(Vec<(f64, [f64; 3], f64, f64, f64)>);
-
-impl Observer for Rows {
-    fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
-        let v = &f.model.vertices;
-        let mut p = [0.0; 3];
-        for i in 0..v.len() {
-            let id = avicontact::ids::VertexId(i as u32);
-            if v.effective_mass(id).is_finite() {
-                let mv = v.velocity(id) * v.mass(id);
-                for k in 0..3 {
-                    p[k] += mv[k];
-                }
-            }
-        }
-        let energy = common::kinetic_energy(f.model) + f.stats.potential;
-        self.0.push((f.time.seconds(), p, energy, f.stats.dissipated, f.stats.external_work));
-        Ok(())
-    }
-}
-
-fn run(text: &str, sync: bool, duration: f64) -> Vec<(f64, [f64; 3], f64, f64, f64)> {
-    let s = parse(text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = match sync {
-        false => Simulation::new(s.model, s.forces, s.parameters).unwrap(),
-        true => Simulation::new_sync(s.model, s.forces, s.parameters, s.sync).unwrap(),
-    };
-    let mut rows = Rows::default();
-    sim.advance_to(duration, &mut rows).unwrap();
-    rows.0
+fn run(text: &str, sync: bool, duration: f64) -> Vec<common::LedgerRow> {
+    common::ledger_rows(text, sync, duration)
 }
 
 /// A 0.4 m × 0.3 m sheet of 0.1 kg/m² (0.012 kg), free, no gravity, in a steady wind of 2 Pa
@@ -110,7 +77,7 @@ fixed = [42, 48]
 fn the_wind_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync, tolerance) in [("avi", false, 0.02), ("sync", true, 0.02)] {
         let rows = run(HANGING_CLOTH, sync, 0.6);
-        let balance = |r: &(f64, [f64; 3], f64, f64, f64)| r.2 + r.3 - r.4;
+        let balance = |r: &common::LedgerRow| r.2 + r.3 - r.4;
         let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
         assert!(work > 1e-3, "{backend}: the gusts worked on the cloth: {work} J");
         // the swing of the energy itself, for scale: the ledger must explain it

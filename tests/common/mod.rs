@@ -1,5 +1,7 @@
-//! Scenes shared by the contact test files (`tests/contact.rs`, `tests/broad_phase.rs`), and the
-//! kinetic energy the energy tests (`tests/laws.rs`, `tests/ledger.rs`) recompute themselves.
+//! Scenes shared by the contact test files (`tests/contact.rs`, `tests/broad_phase.rs`), the
+//! kinetic energy the energy tests (`tests/laws.rs`, `tests/ledger.rs`) recompute themselves, the
+//! per-frame ledger rows of the external-force tests (`tests/wind.rs`, `tests/load.rs`), and the
+//! irregular meshes of `irregular.rs`.
 #![allow(dead_code)] // each test file uses a subset
 
 pub mod irregular;
@@ -16,6 +18,51 @@ pub fn kinetic_energy(model: &Model) -> f64 {
         .filter(|&i| v.effective_mass(i).is_finite())
         .map(|i| 0.5 * v.mass(i) * v.velocity(i).norm_squared())
         .sum()
+}
+
+/// A scene from TOML text, its error as text (`file` names it in messages).
+pub fn parse_scene(text: &str, file: &str) -> Result<avicontact::scene::Scene, String> {
+    avicontact::scene::parse(text, file, std::path::Path::new("."), "test".into()).map_err(|e| e.to_string())
+}
+
+/// One frame of a run with external forces (`tests/wind.rs`, `tests/load.rs`): time, momentum of
+/// the free vertices, mechanical energy (kinetic recomputed here), dissipated, external work.
+pub type LedgerRow = (f64, [f64; 3], f64, f64, f64);
+
+/// Collects a [`LedgerRow`] per frame.
+#[derive(Default)]
+pub struct LedgerRows(pub Vec<LedgerRow>);
+
+impl avicontact::observe::Observer for LedgerRows {
+    fn on_frame(&mut self, f: &avicontact::observe::Frame<'_>) -> Result<(), avicontact::observe::ObserverError> {
+        let v = &f.model.vertices;
+        let mut p = [0.0; 3];
+        for i in 0..v.len() {
+            let id = VertexId(i as u32);
+            if v.effective_mass(id).is_finite() {
+                let mv = v.velocity(id) * v.mass(id);
+                for k in 0..3 {
+                    p[k] += mv[k];
+                }
+            }
+        }
+        let energy = kinetic_energy(f.model) + f.stats.potential;
+        self.0.push((f.time.seconds(), p, energy, f.stats.dissipated, f.stats.external_work));
+        Ok(())
+    }
+}
+
+/// Runs the scene `text` to `duration` on the AVI or (`sync`) the synchronous backend, a
+/// [`LedgerRow`] per frame.
+pub fn ledger_rows(text: &str, sync: bool, duration: f64) -> Vec<LedgerRow> {
+    let s = parse_scene(text, "test scene").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = match sync {
+        false => avicontact::Simulation::new(s.model, s.forces, s.parameters).unwrap(),
+        true => avicontact::Simulation::new_sync(s.model, s.forces, s.parameters, s.sync).unwrap(),
+    };
+    let mut rows = LedgerRows::default();
+    sim.advance_to(duration, &mut rows).unwrap();
+    rows.0
 }
 
 /// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
