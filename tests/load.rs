@@ -93,15 +93,7 @@ fixed = [24, 25, 26]
 fn a_load_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync) in [("avi", false), ("sync", true)] {
         let rows = run(HANGING_RIBBON, sync, 0.6);
-        let balance = |r: &common::LedgerRow| r.2 + r.3 - r.4;
-        let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
-        assert!(work > 1e-5, "{backend}: the load worked on the ribbon: {work} J");
-        let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);
-        let gap = rows.iter().map(|r| (balance(r) - balance(&rows[0])).abs()).fold(0.0, f64::max);
-        assert!(
-            gap <= 0.01 * swing.max(work),
-            "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)"
-        );
+        common::assert_ledger_closes(&rows, 0.01, 1e-5, &format!("{backend}: a load on the ribbon"));
     }
 }
 

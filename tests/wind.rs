@@ -77,16 +77,7 @@ fixed = [42, 48]
 fn the_wind_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync, tolerance) in [("avi", false, 0.02), ("sync", true, 0.02)] {
         let rows = run(HANGING_CLOTH, sync, 0.6);
-        let balance = |r: &common::LedgerRow| r.2 + r.3 - r.4;
-        let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
-        assert!(work > 1e-3, "{backend}: the gusts worked on the cloth: {work} J");
-        // the swing of the energy itself, for scale: the ledger must explain it
-        let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);
-        let gap = rows.iter().map(|r| (balance(r) - balance(&rows[0])).abs()).fold(0.0, f64::max);
-        assert!(
-            gap <= tolerance * swing.max(work),
-            "{backend}: balance moved {gap} J (energy swing {swing} J, work {work} J)"
-        );
+        common::assert_ledger_closes(&rows, tolerance, 1e-3, &format!("{backend}: gusts on the cloth"));
     }
 }
 

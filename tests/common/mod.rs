@@ -65,6 +65,22 @@ pub fn ledger_rows(text: &str, sync: bool, duration: f64) -> Vec<LedgerRow> {
     rows.0
 }
 
+/// Asserts that `rows` keep `total + dissipated − external_work` at its start within `tolerance`
+/// times the larger of the energy's swing and the external work, and that the external forces
+/// did at least `least_work` J (`what` names the run in messages).
+pub fn assert_ledger_closes(rows: &[LedgerRow], tolerance: f64, least_work: f64, what: &str) {
+    let balance = |r: &LedgerRow| r.2 + r.3 - r.4;
+    let work: f64 = rows.iter().map(|r| r.4.abs()).fold(0.0, f64::max);
+    assert!(work > least_work, "{what}: the external forces did {work} J");
+    // the swing of the energy itself, for scale: the ledger must explain it
+    let swing = rows.iter().map(|r| (r.2 - rows[0].2).abs()).fold(0.0, f64::max);
+    let gap = rows.iter().map(|r| (balance(r) - balance(&rows[0])).abs()).fold(0.0, f64::max);
+    assert!(
+        gap <= tolerance * swing.max(work),
+        "{what}: balance moved {gap} J (energy swing {swing} J, work {work} J)"
+    );
+}
+
 /// Two spherical shells (membrane and bending) colliding off-centre in free space: vertex–triangle
 /// and edge–edge pairs between them, self-contact pairs within each.
 pub fn colliding_shells(subdivisions: u32, tolerance: f64, profitability: f64) -> String {
