@@ -47,10 +47,26 @@ fn a_mesh_with_ears_at_rest_within_a_few_contact_thicknesses_is_warned_about() {
     let warnings = parse(&Irregular { steps: &[1, 2, 3, 5], shift: 1, ear_every: 3, ear_height: 0.0006 }, "ears");
     let warning = warnings.iter().find(|w| w.contains("mesh: at rest")).expect("a warning about the ears");
     assert!(warning.starts_with("knot.toml: body[0] \"ribbon\".mesh: at rest, vertex "), "{warning}");
-    assert!(warning.contains("within 3·η(1) = 0.0015 m") && warning.contains("remesh"), "{warning}");
+    assert!(warning.contains("within 2·η(1) = 0.001 m") && warning.contains("remesh"), "{warning}");
     // the regular rows of the built-in scene (diagonals drawn at random), without ears: no warning
     let warnings = parse(&Irregular { steps: &[4], shift: 0, ear_every: 0, ear_height: 0.0 }, "plain");
     assert!(warnings.iter().all(|w| !w.contains("mesh: at rest")), "{warnings:?}");
+}
+
+#[test]
+fn a_generated_cloth_finer_than_twice_the_contact_thickness_is_warned_about_too() {
+    let scene = |thickness: f64| {
+        let text = format!(
+            "[contact]\nthickness = {thickness}\n[[body]]\nname = \"cloth\"\nkind = \"shell\"\n\
+             mesh = {{ generator = \"grid\", size = [0.006, 0.006], resolution = [11, 11] }}\n\
+             density = 0.1\nstretching = 10.0\n"
+        );
+        avicontact::scene::parse(&text, "cloth.toml", std::path::Path::new("."), "cloth".into()).unwrap().warnings
+    };
+    // cells of 0.6 mm: a vertex and the triangle across its triangle's diagonal are 0.42 mm apart
+    let close = scene(0.0003);
+    assert!(close.iter().any(|w| w.contains("body[0] \"cloth\".mesh: at rest")), "{close:?}");
+    assert!(scene(0.0002).iter().all(|w| !w.contains("mesh: at rest")));
 }
 
 /// The reproduction of issue 22's blow-up on an irregular mesh, and its regression: 460 vertices,

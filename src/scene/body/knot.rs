@@ -7,7 +7,7 @@
 //! its own triangle's edge, switches penalty layers on as the ribbon is squeezed in its plane, and
 //! those layers act between parts the membrane already holds apart (the blow-up of issue 22).
 
-use super::rest_gaps::{closest_rest_pair, describe_primitive, primitive_vertices, REST_GAP_MARGIN};
+use super::rest_gaps::{closest_rest_pair, describe_primitive, primitive_vertices};
 use crate::geometry::intersect::intersect_triangle_triangle;
 use crate::math::{Compact, Real, Vec3};
 use crate::mesh::TriMesh;
@@ -15,8 +15,9 @@ use crate::scene::context::Ctx;
 use crate::scene::SceneError;
 
 /// How far apart, in units of η(1), every pair of a generated knot's contact primitives that
-/// share no vertex must start: the margin every shell is warned about, made a refusal.
-pub(super) const KNOT_GAP_MARGIN: Real = REST_GAP_MARGIN;
+/// share no vertex must start: wider than the margin other shells are warned about
+/// ([`REST_GAP_MARGIN`]), since the generator can be told what to change.
+pub(super) const KNOT_GAP_MARGIN: Real = 3.0;
 
 /// Pairs whose vertices lie within this many samples of each other along the ribbon are mesh
 /// neighbours; farther ones are parts of different strands.

@@ -96,13 +96,9 @@ pub(super) fn load_mesh(
             ctx.err(&key, format!("triangle {t} {:?} is degenerate (zero or near-zero area); {fix}", m.triangles[t]))
         );
     }
-    match spec {
-        Some(MeshSpec::Generator(Generator::Knot { width, across, .. })) => {
-            // after the transform: its scale changes the gaps, not η(1)
-            super::knot::check_gaps(ctx, &key, &m, *across, *width * transform.scale)?;
-        }
-        Some(MeshSpec::File(_)) => super::rest_gaps::warn_close_neighbours(ctx, &key, &m),
-        _ => {}
+    if let Some(MeshSpec::Generator(Generator::Knot { width, across, .. })) = spec {
+        // after the transform: its scale changes the gaps, not η(1)
+        super::knot::check_gaps(ctx, &key, &m, *across, *width * transform.scale)?;
     }
     Ok(m)
 }

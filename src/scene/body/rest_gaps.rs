@@ -6,8 +6,8 @@
 //! the triangle across its own triangle's edge, switches penalty layers on between parts the
 //! membrane already holds apart as soon as the mesh is squeezed, and the small triangles that make
 //! such pairs are the ones whose stiffness outgrows their clocks as they deform. Generated knots
-//! refuse such a start (`knot.rs`, which knows the key that fixes it); any other shell mesh is
-//! warned about, naming the pair and the fixes.
+//! refuse a start within 3·η(1) (`knot.rs`, which knows the key that fixes it); any other shell
+//! mesh is warned about within [`REST_GAP_MARGIN`]·η(1), naming the pair and the fixes.
 
 use crate::contact::{closest_violation, Primitive, TooClose};
 use crate::math::{Compact, Real, Vec3};
@@ -16,8 +16,9 @@ use crate::model::{Body, BodyKind, Model};
 use crate::scene::context::Ctx;
 
 /// How far apart, in units of η(1), every pair of a shell's contact primitives that share no
-/// vertex should start.
-pub(super) const REST_GAP_MARGIN: Real = 3.0;
+/// vertex should start: closer gives a warning. Boundary ears and slivers fall within it; a
+/// regular cloth whose triangles are a little over twice as high as η(1) does not.
+pub(super) const REST_GAP_MARGIN: Real = 2.0;
 
 /// The closest pair of `mesh`'s contact primitives that share no vertex and start closer than
 /// `limit` (m), if any.

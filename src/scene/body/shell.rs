@@ -9,7 +9,7 @@ use crate::mesh;
 use crate::model::BodyKind;
 use crate::potential::{Damping, Hinge, Membrane, MembraneMaterial, StrainMeasure};
 use crate::scene::context::Ctx;
-use crate::scene::schema::{MeshSpec, ScriptSpec, Transform};
+use crate::scene::schema::{Generator, MeshSpec, ScriptSpec, Transform};
 use crate::scene::SceneError;
 use serde::Deserialize;
 use std::path::Path;
@@ -90,6 +90,10 @@ impl BodySpec for ShellBody {
 
     fn geometry(&self, ctx: &Ctx, place: &str, base: &Path) -> Result<Geometry, SceneError> {
         let mesh = load_mesh(ctx, place, self.mesh.as_ref(), &self.transform, base)?;
+        if !matches!(self.mesh, Some(MeshSpec::Generator(Generator::Knot { .. }))) {
+            // a generated knot refuses such a start itself (`knot.rs`)
+            super::rest_gaps::warn_close_neighbours(ctx, &format!("{place}.mesh"), &mesh);
+        }
         let density = ctx.positive(place, "density", self.density, "give the shell's mass per area in kg/m²")?;
         let masses = mesh.lumped_masses(density);
         if let Some(i) = masses.iter().position(|&w| w <= 0.0) {
