@@ -32,9 +32,9 @@
 //! discrete-shells hinge unchanged; a crushed triangle carries less bending energy, its weight
 //! falling as its area squared.
 //!
-//! The gradient uses the
-//! closed form of ∇θ (Bridson, Marino & Fedkiw 2003, "Simulation of clothing with folds and
-//! wrinkles", §4; Tamstorf & Grinspun 2013, "Discrete bending forces and their Jacobians"):
+//! The gradient uses the closed form of ∇θ (Bridson, Marino & Fedkiw 2003, "Simulation of clothing
+//! with folds and wrinkles", §4; Tamstorf & Grinspun 2013, "Discrete bending forces and their
+//! Jacobians"):
 //! ∂θ/∂x₂ = ‖e‖ n₁/‖n₁‖², ∂θ/∂x₃ = ‖e‖ n₂/‖n₂‖², and the edge vertices take minus these weighted by
 //! the opposite vertices' positions along the edge. The Hessian is the exact AD Hessian of the
 //! same generic energy ([`super::hessian_of`]).
@@ -51,7 +51,7 @@ use std::f64::consts::TAU;
 /// module docs).
 pub const AREA_KNEE: Real = 0.75;
 
-/// g(s) = s²(2 − s²) for s < 1, else 1, and its derivative.
+/// g(s) = s²(2 − s²) for s < 1, else 1 (its slope is [`softening_slope`]).
 fn softening<T: AdScalar>(s: T) -> T {
     if s.re() >= 1.0 {
         T::one()
