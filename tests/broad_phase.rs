@@ -31,15 +31,17 @@ impl Observer for Frames {
 
 /// Runs `text` with `broad_phase` up to `end` s, event by event. The audit (every pair guarded, no
 /// pair outliving its overlap, no two primitives closer than the reach without a pair) runs at the end,
-/// and with `audit` after every event.
-fn run(text: &str, broad_phase: BroadPhaseKind, audit: bool, end: f64) -> (Simulation, Frames) {
+/// and with `audit_every = Some(k)` after every `k`-th event.
+fn run(text: &str, broad_phase: BroadPhaseKind, audit_every: Option<u64>, end: f64) -> (Simulation, Frames) {
     let mut s = scene::parse(text, "test", Path::new("."), "test".into()).unwrap_or_else(|e| panic!("{e}"));
     s.parameters.contact.as_mut().expect("a contact scene").broad_phase = broad_phase;
     let mut sim = Simulation::new(s.model, s.forces, s.parameters).unwrap_or_else(|e| panic!("{e}"));
     let mut frames = Frames::default();
+    let mut events = 0u64;
     while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= end) {
         sim.step_event(&mut frames).unwrap_or_else(|e| panic!("{e}"));
-        if audit {
+        events += 1;
+        if audit_every.is_some_and(|k| events % k == 0) {
             let contact = sim.avi().unwrap().contact().unwrap();
             contact.audit(sim.model(), sim.now()).unwrap_or_else(|e| panic!("{broad_phase:?}: {e}"));
         }
@@ -124,19 +126,19 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
     // half and three times it, and at its default cell with four times the default slack (more
     // pairs)
     for (name, text, end) in law5_scenes() {
-        let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
-        let (sim, grid) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
+        let (_, reference) = run(&text, BroadPhaseKind::AllPairs, None, end);
+        let (sim, grid) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, None, end);
         let contact = sim.avi().unwrap().contact().unwrap();
         let cell = contact.cell_size().expect("a hash grid");
         let pairs = contact.peak_pair_count();
         assert!(contact.deepest_layer() >= 1, "{name}: no contact happened");
         let mut worst = largest_difference(&reference, &grid);
         for factor in [0.5, 3.0] {
-            let (_, other) = run(&text, BroadPhaseKind::HashGrid { cell_size: Some(factor * cell) }, false, end);
+            let (_, other) = run(&text, BroadPhaseKind::HashGrid { cell_size: Some(factor * cell) }, None, end);
             worst = worst.max(largest_difference(&reference, &other));
         }
         let slack = with_slack(&text, Some(0.2 * cell));
-        let (sim, other) = run(&slack, BroadPhaseKind::HashGrid { cell_size: None }, false, end);
+        let (sim, other) = run(&slack, BroadPhaseKind::HashGrid { cell_size: None }, None, end);
         let wide = sim.avi().unwrap().contact().unwrap().peak_pair_count();
         assert!(wide > pairs, "{name}: four times the slack holds more pairs ({wide} against {pairs})");
         worst = worst.max(largest_difference(&reference, &other));
@@ -145,18 +147,24 @@ fn the_hash_grid_gives_the_frames_of_all_pairs() {
     }
 }
 
+/// How often the law-5 run of the k-DOP hierarchy is audited: every event cost 2½ minutes of
+/// CI, mostly on the sheet draped on the sphere; one event in 16 still catches a missed pair
+/// within a few events of the miss.
+const AUDIT_STRIDE: u64 = 16;
+
 #[test]
 fn the_kdop_hierarchy_gives_the_frames_of_all_pairs() {
-    // law 5 for the k-DOP hierarchy (ACM §5.5) on the same four scenes, audited at every event,
-    // and (not audited) at four times its default slack
+    // law 5 for the k-DOP hierarchy (ACM §5.5) on the same four scenes, audited at every
+    // AUDIT_STRIDE-th event (the property test below audits every event of random motions), and
+    // (not audited) at four times its default slack
     for (name, text, end) in law5_scenes() {
-        let (_, reference) = run(&text, BroadPhaseKind::AllPairs, false, end);
-        let (sim, kdop) = run(&text, BroadPhaseKind::Kdop, true, end);
+        let (_, reference) = run(&text, BroadPhaseKind::AllPairs, None, end);
+        let (sim, kdop) = run(&text, BroadPhaseKind::Kdop, Some(AUDIT_STRIDE), end);
         let contact = sim.avi().unwrap().contact().unwrap();
         assert!(contact.deepest_layer() >= 1, "{name}: no contact happened");
         assert!(contact.kdop_certificates() > 0, "{name}: a k-DOP front exists");
         let slack = with_slack(&text, Some(4.0 * contact.broad_phase_slack()));
-        let (_, wide) = run(&slack, BroadPhaseKind::Kdop, false, end);
+        let (_, wide) = run(&slack, BroadPhaseKind::Kdop, None, end);
         let worst = largest_difference(&reference, &kdop).max(largest_difference(&reference, &wide));
         let events = sim.counters().events_by_kind().get("kdop").copied().unwrap_or(0);
         println!("{name}: {events} k-DOP events, largest difference from all pairs {worst:.2e} m");
@@ -170,7 +178,7 @@ fn pairs_are_freed_when_contact_ends() {
     // removed when their primitives stop overlapping (near anchored shapes, or leaf 26-DOPs), and the audit
     // at the end finds no pair that outlived its overlap and no close primitives without one
     for broad_phase in [BroadPhaseKind::HashGrid { cell_size: None }, BroadPhaseKind::Kdop] {
-        let (sim, _) = run(&common::colliding_shells(1, 0.1, 1.1), broad_phase, false, 1.2);
+        let (sim, _) = run(&common::colliding_shells(1, 0.1, 1.1), broad_phase, None, 1.2);
         let contact = sim.avi().unwrap().contact().unwrap();
         let (created, removed) = contact.pairs_created_and_removed();
         let (peak, end) = (contact.peak_pair_count(), contact.pair_count());
@@ -193,7 +201,7 @@ fn pairs_return_to_those_still_overlapping_after_a_drape_is_pulled_away() {
             "stretch_damping = 0.05\nscripted = [{ vertices = [0, 1, 2, 3, 4, 5, 6, 7], velocity = [0.0, 0.0, 2.0], start = 0.4, stop = 1.0 }]",
         );
     assert!(text.contains("scripted"));
-    let (sim, _) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, false, 1.1);
+    let (sim, _) = run(&text, BroadPhaseKind::HashGrid { cell_size: None }, None, 1.1);
     let contact = sim.avi().unwrap().contact().unwrap();
     let (peak, end) = (contact.peak_pair_count(), contact.pair_count());
     let (created, removed) = contact.pairs_created_and_removed();
@@ -364,7 +372,7 @@ proptest! {
         spin in -10.0f64..10.0,
     ) {
         let text = with_slack(&random_spheres_and_sheet(&speeds, spin), slack);
-        run(&text, BroadPhaseKind::HashGrid { cell_size: Some(cell) }, true, 0.4);
+        run(&text, BroadPhaseKind::HashGrid { cell_size: Some(cell) }, Some(1), 0.4);
     }
 
     /// No missed contact with the k-DOP hierarchy: the same random scenes and slacks, audited at
@@ -375,7 +383,7 @@ proptest! {
         speeds in prop::collection::vec(prop::array::uniform3(-2.0f64..2.0), 6),
         spin in -10.0f64..10.0,
     ) {
-        run(&with_slack(&random_spheres_and_sheet(&speeds, spin), slack), BroadPhaseKind::Kdop, true, 0.4);
+        run(&with_slack(&random_spheres_and_sheet(&speeds, spin), slack), BroadPhaseKind::Kdop, Some(1), 0.4);
     }
 }
 

@@ -459,7 +459,7 @@ fn spheres_in_a_box_keep_their_energy_without_gravity() {
 #[test]
 fn restitution_below_one_dissipates_smoothly_and_faster_when_smaller() {
     let mut finals: Vec<(f64, f64, f64)> = Vec::new();
-    for e in [1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.0] {
+    for e in [1.0, 0.8, 0.5, 0.0] {
         let mut sim = simulation(&small_box(-9.8, e, 3.0, 3.0, 0.05));
         let mut r = Record::default();
         sim.run(&mut r).unwrap();
@@ -530,7 +530,7 @@ fn nine_hundred_spheres_under_gravity_lose_energy_faster_with_less_restitution()
     // (every sphere on the floor) decays smoothly, and faster for smaller restitution
     let ground = 900.0 * 9.8 * (-1.5 + 0.1);
     let mut means: Vec<(f64, f64)> = Vec::new();
-    for e in [1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.0] {
+    for e in [1.0, 0.8, 0.5, 0.0] {
         let (_, r) = report_box(true, e, 1.0, 0.05);
         let e0 = r.frames[0].1 - ground;
         let relative: Vec<f64> = r.frames.iter().map(|f| (f.1 - ground) / e0).collect();
@@ -544,12 +544,13 @@ fn nine_hundred_spheres_under_gravity_lose_energy_faster_with_less_restitution()
         }
         means.push((e, mean));
     }
-    // below 0.2 the spheres stop within a bounce or two: e = 0.2 and e = 0 decay alike (measured
-    // within 1 % of each other)
+    // below 0.2 the spheres stop within a bounce or two (measured: e = 0.2 and e = 0 decay within
+    // 1 % of each other), so the tolerance; four values of e, not seven, to keep CI short
+    // (measured means at 1, 0.9, 0.8, 0.7, 0.5, 0.2: 1.00, 0.64, 0.51, 0.45, 0.40, 0.37)
     for w in means.windows(2) {
         assert!(w[1].1 < w[0].1 * 1.03, "less restitution, less energy left: {w:?}");
     }
-    assert!(means[1].1 < 0.8 * means[0].1 && means[5].1 < 0.7 * means[1].1, "{means:?}");
+    assert!(means[1].1 < 0.8 * means[0].1 && means[3].1 < 0.85 * means[1].1, "{means:?}");
 }
 
 #[test]
