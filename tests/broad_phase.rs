@@ -41,7 +41,7 @@ fn run(text: &str, broad_phase: BroadPhaseKind, audit_every: Option<u64>, end: f
     while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= end) {
         sim.step_event(&mut frames).unwrap_or_else(|e| panic!("{e}"));
         events += 1;
-        if audit_every.is_some_and(|k| events % k == 0) {
+        if audit_every.is_some_and(|k| events.is_multiple_of(k)) {
             let contact = sim.avi().unwrap().contact().unwrap();
             contact.audit(sim.model(), sim.now()).unwrap_or_else(|e| panic!("{broad_phase:?}: {e}"));
         }

@@ -1,7 +1,8 @@
-//! Knot centre lines made by the project (issue 22): control points that trace a knot's
-//! crossings, joined by a centripetal Catmull–Rom spline and swept into a ribbon. The knots are
-//! open (two free tails, to be pulled), so they tie a knot only once their ends are joined far
-//! outside, as a rope's are by the hands that pull it.
+//! Knot centre lines made by the project (issue 22), swept into ribbons: the overhand knot's
+//! control points trace its crossings and are joined by a centripetal Catmull–Rom spline; the
+//! reef knot's two strands are closed-form curves. The knots are open (free tails, to be
+//! pulled), so they tie a knot only once their ends are joined far outside, as a rope's are by
+//! the hands that pull it.
 
 use super::generators::{sweep, Sweep};
 use super::spline::catmull_rom;
@@ -16,15 +17,27 @@ pub enum KnotShape {
     /// An open overhand knot: a trefoil cut open at one lobe, its two ends led out as straight
     /// tails along −x and +x.
     Overhand,
+    /// A loose reef (square) knot of two ribbons: two interlocked bights, each turning around
+    /// the other's two legs, the first with its ends led out along −x, the second along +x
+    /// ([`reef_centre_lines`]).
+    Reef,
 }
 
 impl KnotShape {
     /// The names scene files use (`shape = "overhand"`), with their shapes.
-    pub const NAMES: [(&'static str, KnotShape); 1] = [("overhand", KnotShape::Overhand)];
+    pub const NAMES: [(&'static str, KnotShape); 2] = [("overhand", KnotShape::Overhand), ("reef", KnotShape::Reef)];
 
     /// The shape called `name`, if any.
     pub fn from_name(name: &str) -> Option<KnotShape> {
         Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+    }
+
+    /// How many ribbons the knot is tied from.
+    pub fn strands(self) -> usize {
+        match self {
+            KnotShape::Overhand => 1,
+            KnotShape::Reef => 2,
+        }
     }
 }
 
@@ -69,8 +82,68 @@ pub fn overhand_control_points(size: Real, tail: Real) -> Vec<Vec3> {
     points.iter().map(|p| p * u).collect()
 }
 
-/// The control points of `shape`, `size` across with tails of length `tail` (m).
-pub fn knot_control_points(shape: KnotShape, size: Real, tail: Real) -> Result<Vec<Vec3>, GeneratorError> {
+/// Samples per unit of the reef knot's bight radius along its closed-form centre lines, before
+/// the sweep resamples them at even arc length: fine enough that the polyline's arc length is the
+/// curve's to 1e-5.
+const REEF_SAMPLES_PER_RADIUS: Real = 400.0;
+
+/// The smoothstep 3u² − 2u³ on [0, 1], 0 below and 1 above: a rise with zero slope at both ends.
+fn smoothstep(u: Real) -> Real {
+    let u = u.clamp(0.0, 1.0);
+    u * u * (3.0 - 2.0 * u)
+}
+
+/// The reef knot's two centre lines, m, as dense polylines: a loose reef (square) knot, `size`
+/// across each bight's turn (its centre line's diameter), with straight tails of length `tail`.
+///
+/// Strand 0 is a bight that turns about (a, 0) with radius r = size/2 at z = −h, its legs
+/// at y = ±c led out along −x as tails at z = −h; strand 1 is strand 0 turned half about the y
+/// axis ((x, y, z) → (−x, y, −z)). Each leg runs at y = ±c where it passes under the other
+/// bight's turn, swings out to y = ±r over |x| < ℓ (a smoothstep, crossing the other strand's
+/// leg at x = 0), and joins its own turn at x = a. Strand 0 passes over strand 1 where the legs
+/// cross (its legs rise to +h over −a < x < −ℓ, and fall back to −h over ℓ < x < a, where the
+/// other strand's leg runs r − c away in y) and under it at the four crossings of a turn with
+/// the other's legs: the reef knot's six crossings, and not the granny's, because the knot is
+/// symmetric under the mirror y → −y (the reef knot is its own mirror image; the granny is not).
+///
+/// The proportions (c = 0.353 r, ℓ = 0.7 r, a = r, h = 0.088 r) keep a flat ribbon of
+/// width w ≤ r/1.7 whole and its strands apart: the legs' swing bends the centre line in the
+/// ribbon's plane no tighter than a radius of 0.86 w (so the inner edge does not fold), the height
+/// swaps happen where the other strand's leg runs r − c ≥ 1.1 w away in y, and strands cross
+/// 2h ≥ 0.3 w apart in z. The knot part of each strand is then about 10.1 r long: a loose reef
+/// knot of flat ribbons takes about 17 widths of each. Sample 0 of each strand is the far end of its tail at
+/// y = +c; its last, the far end of the tail at y = −c.
+pub fn reef_centre_lines(size: Real, tail: Real) -> [Vec<Vec3>; 2] {
+    let r = size / 2.0;
+    let (c, l, a, h) = (0.353 * r, 0.7 * r, r, 0.088 * r);
+    // where a leg at y = c passes under the other bight's turn, and where its tail begins
+    let under = -a - (r * r - c * c).sqrt();
+    let start = under - 0.25 * r;
+    let leg = |x: Real| -> Vec3 {
+        let y = c + (r - c) * smoothstep((x + l) / (2.0 * l));
+        let z = -h + 2.0 * h * smoothstep((x + a) / (a - l)) - 2.0 * h * smoothstep((x - l) / (a - l));
+        Vec3::new(x, y, z)
+    };
+    let n = |length: Real| ((length / r * REEF_SAMPLES_PER_RADIUS).ceil() as usize).max(2);
+    let mut upper: Vec<Vec3> = Vec::new();
+    let tail_samples = n(tail);
+    upper.extend((0..tail_samples).map(|k| Vec3::new(start - tail + tail * k as Real / tail_samples as Real, c, -h)));
+    let leg_samples = n(a - start);
+    upper.extend((0..leg_samples).map(|k| leg(start + (a - start) * k as Real / leg_samples as Real)));
+    let turn_samples = n(0.5 * PI * r);
+    upper.extend((0..turn_samples).map(|k| {
+        let angle = 0.5 * PI * k as Real / turn_samples as Real;
+        Vec3::new(a + r * angle.sin(), r * angle.cos(), -h)
+    }));
+    let mut first = upper.clone();
+    first.push(Vec3::new(a + r, 0.0, -h));
+    first.extend(upper.iter().rev().map(|p| Vec3::new(p.x, -p.y, p.z)));
+    let second = first.iter().map(|p| Vec3::new(-p.x, p.y, -p.z)).collect();
+    [first, second]
+}
+
+/// Checks a knot's `size` and `tail` (m): finite and > 0.
+fn check_knot_sizes(size: Real, tail: Real) -> Result<(), GeneratorError> {
     if !(size.is_finite() && size > 0.0) {
         return Err(GeneratorError {
             key: "size",
@@ -83,19 +156,33 @@ pub fn knot_control_points(shape: KnotShape, size: Real, tail: Real) -> Result<V
             message: format!("must be a finite length > 0 (the straight end to pull on), got {}", Compact(tail)),
         });
     }
+    Ok(())
+}
+
+/// The centre lines of `shape`'s strands (one per ribbon, [`KnotShape::strands`]), `size` across
+/// with tails of length `tail` (m), as dense polylines.
+pub fn knot_centre_lines(shape: KnotShape, size: Real, tail: Real) -> Result<Vec<Vec<Vec3>>, GeneratorError> {
+    check_knot_sizes(size, tail)?;
     Ok(match shape {
-        KnotShape::Overhand => overhand_control_points(size, tail),
+        KnotShape::Overhand => vec![catmull_rom(&overhand_control_points(size, tail), SAMPLES_PER_PIECE)?],
+        KnotShape::Reef => reef_centre_lines(size, tail).into(),
     })
 }
 
-/// The `knot` generator: a ribbon swept (see [`sweep`]) along the spline through `shape`'s
-/// control points. Vertex `k·across + j` is sample `k`'s `j`-th vertex across; sample 0 is the far
-/// end of the first tail, sample `segments` the far end of the last. The gaps between its parts are
-/// checked against the contact thickness when the scene is built (`scene/`), which knows η(1).
+/// The `knot` generator: one ribbon swept (see [`sweep`]) along each of `shape`'s centre lines
+/// ([`knot_centre_lines`]), ribbon after ribbon. Vertex `(s·(segments + 1) + k)·across + j` is
+/// ribbon `s`'s sample `k`'s `j`-th vertex across; sample 0 is the far end of a ribbon's first
+/// tail, sample `segments` the far end of its last. The gaps between its parts are checked
+/// against the contact thickness when the scene is built (`scene/`), which knows η(1).
 pub fn knot(shape: KnotShape, size: Real, tail: Real, strip: &Sweep) -> Result<TriMesh, GeneratorError> {
-    let points = knot_control_points(shape, size, tail)?;
-    let curve = catmull_rom(&points, SAMPLES_PER_PIECE)?;
-    sweep(strip, &curve)
+    let mut mesh = TriMesh { positions: Vec::new(), triangles: Vec::new() };
+    for curve in knot_centre_lines(shape, size, tail)? {
+        let ribbon = sweep(strip, &curve)?;
+        let offset = mesh.positions.len() as u32;
+        mesh.positions.extend(ribbon.positions);
+        mesh.triangles.extend(ribbon.triangles.iter().map(|t| t.map(|i| i + offset)));
+    }
+    Ok(mesh)
 }
 
 #[cfg(test)]
@@ -127,5 +214,29 @@ mod tests {
         assert_eq!((m.positions.len(), m.triangles.len()), (61 * 3, 60 * 2 * 2));
         assert_eq!(KnotShape::from_name("overhand"), Some(KnotShape::Overhand));
         assert_eq!(KnotShape::from_name("granny"), None);
+    }
+
+    #[test]
+    fn the_reef_knots_strands_are_a_half_turn_apart_and_mirror_symmetric() {
+        let [a, b] = reef_centre_lines(0.068, 0.04);
+        assert_eq!(a.len(), b.len());
+        let n = a.len();
+        for k in 0..n {
+            // strand 1 is strand 0 turned half about y; each is symmetric under y → −y
+            assert_eq!(b[k], Vec3::new(-a[k].x, a[k].y, -a[k].z));
+            let (p, q) = (a[k], a[n - 1 - k]);
+            assert!((p.x - q.x).abs() < 1e-15 && (p.y + q.y).abs() < 1e-15 && (p.z - q.z).abs() < 1e-15, "{k}");
+        }
+        // the first strand's tails end at −x, 4 cm beyond the knot; its turn reaches x = a + r
+        let r = 0.034;
+        assert!((a[0].x - (-r - (r * r - 0.353f64.powi(2) * r * r).sqrt() - 0.25 * r - 0.04)).abs() < 1e-12);
+        let reach = a.iter().map(|p| p.x).fold(Real::MIN, Real::max);
+        assert!((reach - 2.0 * r).abs() < 1e-12, "{reach}");
+        // a smooth curve: no two consecutive samples farther apart than a few per radius
+        assert!(a.windows(2).all(|w| (w[1] - w[0]).norm() < 0.01 * r));
+        let strip = Sweep { width: 0.02, segments: 312, across: 17, twist_deg: 0.0 };
+        let m = knot(KnotShape::Reef, 0.068, 0.04, &strip).unwrap();
+        assert_eq!(m.positions.len(), 2 * 313 * 17, "ACM's 10 642 vertices");
+        assert_eq!(KnotShape::Reef.strands(), 2);
     }
 }

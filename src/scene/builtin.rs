@@ -17,6 +17,7 @@ const SCENES: &[(&str, &str)] = &[
     ("spikes-50k", include_str!("../../scenes/spikes-50k.toml")),
     ("bar-collision", include_str!("../../scenes/bar-collision.toml")),
     ("overhand-knot", include_str!("../../scenes/overhand-knot.toml")),
+    ("reef-knot", include_str!("../../scenes/reef-knot.toml")),
 ];
 
 /// Names of the built-in scenes.

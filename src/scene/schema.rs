@@ -354,9 +354,10 @@ pub enum Generator {
     /// A ribbon tied in a knot (issue 22): swept along a smooth centre line through the knot's
     /// control points; its gaps are checked against `[contact] thickness`.
     Knot {
-        /// `"overhand"`.
+        /// `"overhand"` (one ribbon) or `"reef"` (two).
         shape: String,
-        /// The knot's outer diameter, m.
+        /// The knot's size, m: the overhand knot's outer diameter; the reef knot's bights' turn
+        /// diameter.
         size: f64,
         /// Length of each straight tail, m.
         tail: f64,

@@ -27,7 +27,17 @@ const NEIGHBOUR_SAMPLES: u32 = 2;
 /// of primitives sharing no vertex starts closer than [`KNOT_GAP_MARGIN`]·η(1), or, in a scene
 /// without `[contact]` (where nothing holds the strands apart), two of whose triangles intersect. The message names the key that fixes it: `segments` or
 /// `across` for mesh neighbours (larger triangles), `size` for strands (a looser knot).
-pub(super) fn check_gaps(ctx: &Ctx, key: &str, mesh: &TriMesh, across: u32, width: Real) -> Result<(), SceneError> {
+///
+/// A knot of several ribbons (the reef knot) has `samples` samples per ribbon, ribbon after ribbon;
+/// pairs on different ribbons are strands, never neighbours.
+pub(super) fn check_gaps(
+    ctx: &Ctx,
+    key: &str,
+    mesh: &TriMesh,
+    across: u32,
+    samples: u32,
+    width: Real,
+) -> Result<(), SceneError> {
     let Some(eta) = ctx.contact_thickness else {
         // no layers to keep apart: only an intersection is refused
         return match first_intersection(mesh) {
@@ -46,7 +56,16 @@ pub(super) fn check_gaps(ctx: &Ctx, key: &str, mesh: &TriMesh, across: u32, widt
     let Some(v) = closest_rest_pair(mesh, limit) else { return Ok(()) };
     let (vertices, describe) = (primitive_vertices, describe_primitive);
     let (a, b) = (vertices(&v.a), vertices(&v.b));
-    let apart = a.iter().flat_map(|i| b.iter().map(move |j| (i / across).abs_diff(j / across))).min().unwrap_or(0);
+    // samples apart along one ribbon; pairs on two ribbons are never neighbours
+    let along_ribbon = |i: u32, j: u32| {
+        let (s, t) = (i / across, j / across);
+        if s / samples == t / samples {
+            s.abs_diff(t)
+        } else {
+            u32::MAX
+        }
+    };
+    let apart = a.iter().flat_map(|&i| b.iter().map(move |&j| along_ribbon(i, j))).min().unwrap_or(0);
     let what =
         if v.gap <= 0.0 { "intersect".to_string() } else { format!("are {} m apart", Compact::rounded(v.gap, 3)) };
     let pair = format!("at rest, {} and {} {what}", describe(&v.a), describe(&v.b));
@@ -59,7 +78,11 @@ pub(super) fn check_gaps(ctx: &Ctx, key: &str, mesh: &TriMesh, across: u32, widt
     let spacing = width / (across - 1) as Real;
     let centre: Vec<Vec3> =
         mesh.positions.chunks(across as usize).map(|s| s.iter().sum::<Vec3>() / across as Real).collect();
-    let along = centre.windows(2).map(|w| (w[1] - w[0]).norm()).sum::<Real>() / (centre.len() - 1).max(1) as Real;
+    let pieces: Vec<Real> = centre
+        .chunks(samples as usize)
+        .flat_map(|ribbon| ribbon.windows(2).map(|w| (w[1] - w[0]).norm()).collect::<Vec<_>>())
+        .collect();
+    let along = pieces.iter().sum::<Real>() / pieces.len().max(1) as Real;
     // a flat strip's triangle height: the rest gap of a vertex and the triangle across its own
     // triangle's edge; bends in the strip's plane squeeze it on their inner side
     let height = spacing * along / (spacing * spacing + along * along).sqrt();
@@ -91,11 +114,16 @@ pub(super) fn check_gaps(ctx: &Ctx, key: &str, mesh: &TriMesh, across: u32, widt
             ),
         ))
     } else {
+        let strands = if apart == u32::MAX {
+            "on two ribbons".to_string()
+        } else {
+            format!("on strands {apart} samples apart along the ribbon")
+        };
         Err(ctx.err(
             format!("{key}.size"),
             format!(
-                "{pair}, on strands {apart} samples apart along the ribbon: the knot is tied too tight; {bound}; make \
-                 `size` larger or `width` smaller, or lower [contact] thickness"
+                "{pair}, {strands}: the knot is tied too tight; {bound}; make `size` larger or `width` smaller, or \
+                 lower [contact] thickness"
             ),
         ))
     }

@@ -96,9 +96,9 @@ pub(super) fn load_mesh(
             ctx.err(&key, format!("triangle {t} {:?} is degenerate (zero or near-zero area); {fix}", m.triangles[t]))
         );
     }
-    if let Some(MeshSpec::Generator(Generator::Knot { width, across, .. })) = spec {
+    if let Some(MeshSpec::Generator(Generator::Knot { width, across, segments, .. })) = spec {
         // after the transform: its scale changes the gaps, not η(1)
-        super::knot::check_gaps(ctx, &key, &m, *across, *width * transform.scale)?;
+        super::knot::check_gaps(ctx, &key, &m, *across, segments + 1, *width * transform.scale)?;
     }
     Ok(m)
 }
