@@ -389,6 +389,7 @@ impl IncrementalPotential<'_> {
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.pcg_iterations += pcg_iterations;
             report.iterations += 1;
+            report.last_step = d.amax();
             match self.take_step(x, &d, &g, &mut value, params.tolerance * h) {
                 Step::Taken => {}
                 Step::Converged => {
@@ -842,6 +843,9 @@ mod tests {
             .unwrap();
         assert!(report.converged);
         assert!((x[1].z + 1.098).abs() < 1e-6, "stretched by m g / k: {}", x[1].z);
+        // the report's last step is the converged one's, below the tolerance (and not the 0 of
+        // "no step taken")
+        assert!(report.last_step > 0.0 && report.last_step <= 1e-12, "{}", report.last_step);
     }
 
     /// A random sparse SPD matrix D S D: S symmetric and strictly diagonally dominant with about
