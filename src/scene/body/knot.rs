@@ -225,11 +225,28 @@ mod tests {
     }
 
     #[test]
+    fn a_reef_knot_builds_two_ribbons_and_one_too_wide_for_its_size_is_refused() {
+        let text = |width: f64| {
+            format!(
+                "[contact]\nthickness = 0.00025\n[[body]]\nname = \"k\"\nkind = \"shell\"\ndensity = 0.4\n\
+                 stretching = 400.0\nmesh = {{ generator = \"knot\", shape = \"reef\", size = 0.034, tail = 0.02, \
+                 width = {width}, segments = 100, across = 3 }}"
+            )
+        };
+        let s = parse(&text(0.01), "t.toml", Path::new("."), "t".into()).unwrap();
+        assert_eq!(s.model.vertices.len(), 2 * 101 * 3);
+        // wider ribbons on the same knot: the legs of one ribbon overlap
+        let e = parse(&text(0.014), "t.toml", Path::new("."), "t".into()).map(drop).expect_err("refused");
+        assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.size"), "{e}");
+        assert!(e.message.contains("too tight") && e.message.contains("`width` smaller"), "{e}");
+    }
+
+    #[test]
     fn an_unknown_shape_is_refused_with_the_shapes_there_are() {
         let text = "[[body]]\nname = \"k\"\nkind = \"shell\"\ndensity = 0.4\nstretching = 400.0\n\
                     mesh = { generator = \"knot\", shape = \"granny\", size = 0.07, tail = 0.05, width = 0.01, segments = 80 }";
         let e = parse(text, "t.toml", Path::new("."), "t".into()).map(drop).expect_err("refused");
         assert_eq!(e.place.as_deref(), Some("body[0] \"k\".mesh.shape"), "{e}");
-        assert!(e.message.contains("\"overhand\""), "{e}");
+        assert!(e.message.contains("\"overhand\"") && e.message.contains("\"reef\""), "{e}");
     }
 }
