@@ -459,7 +459,7 @@ fn spheres_in_a_box_keep_their_energy_without_gravity() {
 #[test]
 fn restitution_below_one_dissipates_smoothly_and_faster_when_smaller() {
     let mut finals: Vec<(f64, f64, f64)> = Vec::new();
-    for e in [1.0, 0.8, 0.5, 0.0] {
+    for e in [1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.0] {
         let mut sim = simulation(&small_box(-9.8, e, 3.0, 3.0, 0.05));
         let mut r = Record::default();
         sim.run(&mut r).unwrap();
