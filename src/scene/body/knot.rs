@@ -78,11 +78,10 @@ pub(super) fn check_gaps(
     let spacing = width / (across - 1) as Real;
     let centre: Vec<Vec3> =
         mesh.positions.chunks(across as usize).map(|s| s.iter().sum::<Vec3>() / across as Real).collect();
-    let pieces: Vec<Real> = centre
-        .chunks(samples as usize)
-        .flat_map(|ribbon| ribbon.windows(2).map(|w| (w[1] - w[0]).norm()).collect::<Vec<_>>())
-        .collect();
-    let along = pieces.iter().sum::<Real>() / pieces.len().max(1) as Real;
+    // the mean piece along each ribbon (not across the seam from one ribbon to the next)
+    let pieces = centre.chunks(samples as usize).flat_map(|ribbon| ribbon.windows(2));
+    let count = pieces.clone().count().max(1);
+    let along = pieces.map(|w| (w[1] - w[0]).norm()).sum::<Real>() / count as Real;
     // a flat strip's triangle height: the rest gap of a vertex and the triangle across its own
     // triangle's edge; bends in the strip's plane squeeze it on their inner side
     let height = spacing * along / (spacing * spacing + along * along).sqrt();
