@@ -6,6 +6,7 @@
 //! The model holds the state (positions, velocities, masses, held and scripted vertices); a
 //! backend holds its potentials, its schedule and its bookkeeping, and advances the model.
 
+use crate::checkpoint::CheckpointError;
 use crate::error::SimulationError;
 use crate::interrupt::{Interrupt, InterruptCause};
 use crate::ledger::Ledger;
@@ -154,6 +155,18 @@ pub trait Backend: std::fmt::Debug + std::any::Any + Send + Sync {
     /// `avicontact run` checks before a run ([`crate::workload`]; none by default).
     fn event_rates(&self, _model: &Model) -> Vec<EventRate> {
         Vec::new()
+    }
+
+    /// Appends the backend's whole state to `out`, for a checkpoint ([`crate::checkpoint`]):
+    /// with the model's vertices, enough to continue bit-identically in a backend rebuilt from
+    /// the same scene. Unsupported by default.
+    fn save_state(&self, _out: &mut Vec<u8>) -> Result<(), CheckpointError> {
+        Err(CheckpointError::Unsupported(format!("the {} backend yet: run without --checkpoint-every", self.name())))
+    }
+
+    /// Puts back what [`Backend::save_state`] wrote, into a backend rebuilt from the same scene.
+    fn restore_state(&mut self, _bytes: &[u8]) -> Result<(), CheckpointError> {
+        Err(CheckpointError::Unsupported(format!("the {} backend yet", self.name())))
     }
 
     /// Lines for `avicontact info` after the potentials and their periods (none by default).

@@ -11,7 +11,7 @@ slotmap::new_key_type! {
 }
 
 /// Index of a vertex in the model's vertex arrays (global over all bodies).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VertexId(pub u32);
 
 impl VertexId {
@@ -24,7 +24,7 @@ impl VertexId {
 
 /// Handle of a contact pair: the index of its slot. A removed pair's handle is given to a later
 /// pair; no event of the removed one is left in the queue by then.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PairId(u32);
 
 impl PairId {

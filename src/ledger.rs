@@ -41,7 +41,7 @@ use crate::math::{Real, Vec3};
 use crate::model::Vertices;
 
 /// Running sums of the energy ledger, J.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct Ledger {
     /// Energy taken out by dissipative kicks so far.
     pub dissipated: Real,

@@ -42,6 +42,7 @@
 
 pub mod avi;
 pub mod backend;
+pub mod checkpoint;
 pub mod contact;
 pub mod error;
 pub mod events;

@@ -1,5 +1,5 @@
 //! The `avicontact` command line (layer L8 of `docs/design.md`): the clap definition of `run`,
-//! `info`, `plot`, `check`, `compare` and `render`, each carried out in `cli/`, one file per command.
+//! `resume`, `info`, `plot`, `check`, `compare` and `render`, each carried out in `cli/`, one file per command.
 //!
 //! Exit codes: 0 success, 1 a failure during the run (what was written stays), 2 bad input
 //! (nothing is written), 130 (Ctrl-C) or 143 (SIGTERM) when `run` or `compare` was interrupted
@@ -59,6 +59,24 @@ enum Command {
         /// is over its limits; `avicontact info` prints the estimate.
         #[arg(long)]
         insist: bool,
+        /// AVI: write DIR/checkpoint.bin at every multiple of this many simulated seconds and
+        /// when interrupted; `avicontact resume DIR` continues the run from the last one,
+        /// bit-identically to a run never stopped.
+        #[arg(long, value_name = "SECONDS")]
+        checkpoint_every: Option<f64>,
+    },
+    /// Continue a run from DIR/checkpoint.bin (written by `run --checkpoint-every`), with the same
+    /// scene, overrides and build, into the same DIR: frames and rows written after the
+    /// checkpoint are written again, identical to those of a run never stopped.
+    Resume {
+        /// The interrupted run's output directory.
+        dir: PathBuf,
+        /// No set-up lines, progress or closing line (errors are still printed).
+        #[arg(long, short)]
+        quiet: bool,
+        /// Seconds of wall time between two progress lines when stderr is not a terminal.
+        #[arg(long, value_name = "SECONDS")]
+        progress_interval: Option<f64>,
     },
     /// Describe a scene: bodies, vertices, potentials and their clock periods.
     Info {
@@ -143,6 +161,7 @@ fn main() -> ExitCode {
             audit,
             profile,
             insist,
+            checkpoint_every,
         } => cli::run::run(&cli::run::RunOptions {
             scene: &scene,
             out: &out,
@@ -154,7 +173,9 @@ fn main() -> ExitCode {
             audit,
             profile,
             insist,
+            checkpoint_every,
         }),
+        Command::Resume { dir, quiet, progress_interval } => cli::run::resume(&dir, quiet, progress_interval),
         Command::Info { scene } => cli::info::info(&scene),
         Command::Compare { scene, runs, out, duration, quiet, insist } => {
             cli::compare::compare(&scene, &runs, &out, duration, quiet, insist)

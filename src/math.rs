@@ -14,7 +14,7 @@ pub type Vec3 = nalgebra::Vector3<Real>;
 pub type Mat3 = nalgebra::Matrix3<Real>;
 
 /// Simulated time in seconds: finite or +∞, never NaN, ordered with `total_cmp`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default)]
 pub struct Time(Real);
 
 impl Time {

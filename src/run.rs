@@ -8,7 +8,10 @@
 //!    ([`crate::workload`]); then the frame writer takes the directory over (stale frames of an
 //!    earlier run are cleared).
 //! 3. [`ReadyRun::execute`] runs to the scene's duration (or until the
-//!    [`interrupt`](crate::interrupt)) and writes `summary.json`, whatever the outcome.
+//!    [`interrupt`](crate::interrupt)) and writes `summary.json`, whatever the outcome. With
+//!    [`RunRequest::checkpoint_every`] it writes a [`checkpoint`](crate::checkpoint) at every
+//!    multiple of that time and when interrupted, from which [`resume`] continues the run
+//!    bit-identically (stage 2 again, then 3).
 //!
 //! ```no_run
 //! use avicontact::run::RunRequest;
@@ -19,10 +22,13 @@
 //! ```
 
 use crate::backend::BackendKind;
+use crate::checkpoint::{build_id, Checkpoint, CheckpointError, ResumeRequest};
 use crate::error::SimulationError;
 use crate::math::Compact;
 use crate::observe::Observer;
-use crate::output::{check_output_dir, free_bytes, write_summary, FrameWriter, OutputError, RunStatus, Summary};
+use crate::output::{
+    check_output_dir, free_bytes, write_atomically, write_summary, FrameWriter, OutputError, RunStatus, Summary,
+};
 use crate::scene::{self, RunChoice, Scene};
 use crate::Simulation;
 use std::path::{Path, PathBuf};
@@ -47,6 +53,9 @@ pub struct RunRequest<'a> {
     pub audit: bool,
     /// Wall time by event kind in `summary.json`.
     pub profile: bool,
+    /// Simulated seconds between two checkpoints (`DIR/checkpoint.bin`, [`crate::checkpoint`]);
+    /// none by default.
+    pub checkpoint_every: Option<f64>,
 }
 
 /// Stage 1: the scene loaded with its overrides, its start accepted by the backend, the output
@@ -61,6 +70,8 @@ pub struct LoadedRun {
     insist: bool,
     audit: bool,
     profile: bool,
+    /// What a checkpoint records to rebuild the run, when checkpoints are asked for.
+    resume: Option<ResumeRequest>,
 }
 
 /// Stage 2: the simulation built and the output directory taken over by its frame writer.
@@ -73,6 +84,14 @@ pub struct ReadyRun {
     writer: FrameWriter,
     out: PathBuf,
     profile: bool,
+    checkpoints: Option<Checkpoints>,
+}
+
+/// A run's checkpoints: when, and what each records besides the state.
+#[derive(Debug)]
+struct Checkpoints {
+    request: ResumeRequest,
+    fingerprint: u64,
 }
 
 /// Stage 3: how the run ended; `summary.json` has been written (or `summary_written` says why
@@ -102,6 +121,7 @@ impl<'a> RunRequest<'a> {
             insist: false,
             audit: false,
             profile: false,
+            checkpoint_every: None,
         }
     }
 
@@ -118,6 +138,9 @@ impl<'a> RunRequest<'a> {
             positive("--frame-rate", f, "frames per second")?;
             scene.parameters.frame_rate = f;
         }
+        if let Some(every) = self.checkpoint_every {
+            positive("--checkpoint-every", every, "seconds")?;
+        }
         check_output_dir(self.out).map_err(|e| format!("--out: {e}"))?;
         let choice = match self.backend {
             None => RunChoice::from_backend(scene.backend),
@@ -129,6 +152,23 @@ impl<'a> RunRequest<'a> {
         if let Some(refusal) = scene.refused_start(choice.backend()) {
             return Err(refusal.to_string());
         }
+        let resume = match self.checkpoint_every {
+            None => None,
+            Some(checkpoint_every) => Some(ResumeRequest {
+                // a file scene by its absolute path: `resume` may run from another directory
+                scene: match &scene.path {
+                    Some(path) => std::path::absolute(path).unwrap_or_else(|_| path.clone()).display().to_string(),
+                    None => self.scene.to_string(),
+                },
+                duration: self.duration,
+                frame_rate: self.frame_rate,
+                backend: self.backend.map(str::to_string),
+                insist: self.insist,
+                audit: self.audit,
+                profile: self.profile,
+                checkpoint_every,
+            }),
+        };
         Ok(LoadedRun {
             scene,
             choice,
@@ -136,6 +176,7 @@ impl<'a> RunRequest<'a> {
             insist: self.insist,
             audit: self.audit,
             profile: self.profile,
+            resume,
         })
     }
 }
@@ -150,16 +191,85 @@ impl LoadedRun {
     /// creates the frame writer in the output directory. The error is the message for the user
     /// (bad input; the directory holds nothing of this run).
     pub fn build(self) -> Result<ReadyRun, String> {
-        let (name, label) = (self.scene.name.clone(), self.scene.label());
+        let (name, label, out, profile) = (self.scene.name.clone(), self.scene.label(), self.out.clone(), self.profile);
+        let (simulation, checkpoints) = self.build_simulation()?;
+        // the first checkpoint, at t = 0, taken before anything is written: a run that cannot be
+        // checkpointed is refused now rather than at its first checkpoint
+        let first = match &checkpoints {
+            Some(checkpoints) => Some(checkpoints.take(&simulation, 0, 0).map_err(|e| format!("{label}: {e}"))?),
+            None => None,
+        };
+        let writer = FrameWriter::create(&out, simulation.model()).map_err(|e| format!("--out: {e}"))?;
+        if let Some(checkpoint) = first {
+            write_checkpoint(&out, &checkpoint).map_err(|e| format!("--out: {e}"))?;
+        }
+        Ok(ReadyRun { simulation, name, writer, out, profile, checkpoints })
+    }
+
+    /// The simulation at t = 0 with its audit and profile set, its work estimate held against
+    /// the limits (unless insisted), and its checkpoints' record.
+    fn build_simulation(self) -> Result<(Simulation, Option<Checkpoints>), String> {
+        let label = self.scene.label();
         let mut simulation = self.choice.simulation(self.scene).map_err(|e| format!("{label}: {e}"))?;
         if !self.insist {
             simulation.workload().check(free_bytes(&self.out)).map_err(|e| format!("{label}: {e}"))?;
         }
         simulation.backend_mut().set_audit(self.audit);
         simulation.backend_mut().set_profile(self.profile);
-        let writer = FrameWriter::create(&self.out, simulation.model()).map_err(|e| format!("--out: {e}"))?;
-        Ok(ReadyRun { simulation, name, writer, out: self.out, profile: self.profile })
+        let checkpoints = self.resume.map(|request| Checkpoints { request, fingerprint: simulation.fingerprint() });
+        Ok((simulation, checkpoints))
     }
+}
+
+/// Stage 1 and 2 of a run continued from the checkpoint in `dir` (`avicontact resume DIR`): the
+/// run rebuilt from its scene and overrides, checked to be the same, its state put back, and
+/// `dir`'s files cut back to the checkpoint (frames and rows written after it are written again).
+/// A checkpoint that is damaged, of another build or of a changed scene is refused, and nothing
+/// in `dir` is changed.
+pub fn resume(dir: &Path) -> Result<ReadyRun, String> {
+    let checkpoint = Checkpoint::read(dir).map_err(|e| e.to_string())?;
+    let request = &checkpoint.request;
+    let mut run = RunRequest::new(&request.scene, dir);
+    run.duration = request.duration;
+    run.frame_rate = request.frame_rate;
+    run.backend = request.backend.as_deref();
+    run.insist = true; // the run was accepted when it started
+    run.audit = request.audit;
+    run.profile = request.profile;
+    run.checkpoint_every = Some(request.checkpoint_every);
+    let loaded = run.load()?;
+    let (name, label, profile) = (loaded.scene.name.clone(), loaded.scene.label(), loaded.profile);
+    let (mut simulation, checkpoints) = loaded.build_simulation()?;
+    let checkpoints = checkpoints.expect("asked for above");
+    let path = dir.join(crate::checkpoint::FILE_NAME);
+    if checkpoints.fingerprint != checkpoint.fingerprint {
+        return Err(CheckpointError::OtherScene { path, scene: label }.to_string());
+    }
+    simulation.restore_state(&checkpoint.state).map_err(|e| format!("{}: {e}", path.display()))?;
+    let writer = FrameWriter::resume(dir, checkpoint.frames_written, checkpoint.contact_rows)
+        .map_err(|e| format!("{e}; run the scene again"))?;
+    Ok(ReadyRun { simulation, name, writer, out: dir.to_path_buf(), profile, checkpoints: Some(checkpoints) })
+}
+
+impl Checkpoints {
+    /// The checkpoint of `simulation` now, after `frames` frames and `contact_rows` rows.
+    fn take(&self, simulation: &Simulation, frames: u64, contact_rows: u64) -> Result<Checkpoint, CheckpointError> {
+        Ok(Checkpoint {
+            build: build_id(),
+            fingerprint: self.fingerprint,
+            request: self.request.clone(),
+            time: simulation.now().seconds(),
+            frames_written: frames,
+            contact_rows,
+            state: simulation.save_state()?,
+        })
+    }
+}
+
+/// Writes `checkpoint` to `dir/checkpoint.bin`, replacing the last one atomically.
+fn write_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<(), String> {
+    let bytes = checkpoint.to_bytes().map_err(|e| e.to_string())?;
+    write_atomically(&dir.join(crate::checkpoint::FILE_NAME), &bytes).map_err(|e| e.to_string())
 }
 
 impl ReadyRun {
@@ -167,11 +277,69 @@ impl ReadyRun {
     /// frame writer, then writes `summary.json`.
     pub fn execute<O: Observer + ?Sized>(mut self, observer: &mut O) -> FinishedRun {
         let duration = self.simulation.parameters().duration;
-        let result = self.simulation.run(&mut (&mut self.writer, observer));
+        let result = match self.checkpoints.take() {
+            None => self.simulation.run(&mut (&mut self.writer, observer)),
+            Some(checkpoints) => self.run_with_checkpoints(&checkpoints, observer),
+        };
         let summary =
             summary(self.name, &self.simulation, &result, duration, self.writer.frames_written(), self.profile);
         let summary_written = write_summary(&self.out, &summary);
         FinishedRun { simulation: self.simulation, summary, result, summary_written }
+    }
+}
+
+impl ReadyRun {
+    /// The scene's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Simulated seconds between two checkpoints, if the run writes them.
+    pub fn checkpoint_every(&self) -> Option<f64> {
+        self.checkpoints.as_ref().map(|c| c.request.checkpoint_every)
+    }
+
+    /// The simulated time of the state now (t = 0, or a resumed checkpoint's).
+    pub fn start_time(&self) -> f64 {
+        self.simulation.now().seconds()
+    }
+
+    /// Runs to the duration in stretches of `checkpoint_every`, writing a checkpoint after each
+    /// and after an interrupt. Stretches change nothing: the events are those of one
+    /// [`Simulation::run`], in the same order.
+    fn run_with_checkpoints<O: Observer + ?Sized>(
+        &mut self,
+        checkpoints: &Checkpoints,
+        observer: &mut O,
+    ) -> Result<(), SimulationError> {
+        let (duration, every) = (self.simulation.parameters().duration, checkpoints.request.checkpoint_every);
+        // the first multiple of `every` after the state's time
+        let mut k = (self.simulation.now().seconds() / every).floor() + 1.0;
+        loop {
+            let target = (k * every).min(duration);
+            let result = self.simulation.advance_to(target, &mut (&mut self.writer, &mut *observer));
+            let last = target >= duration;
+            match result {
+                Ok(()) if last => {
+                    // a completed run needs no checkpoint (and a reef knot's is tens of megabytes)
+                    let path = self.out.join(crate::checkpoint::FILE_NAME);
+                    return std::fs::remove_file(&path)
+                        .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+                        .map_err(|e| SimulationError::Observer(format!("{}: {e}", path.display()).into()));
+                }
+                Ok(()) | Err(SimulationError::Interrupted { .. }) => {
+                    let checkpoint =
+                        checkpoints.take(&self.simulation, self.writer.frames_written(), self.writer.contact_rows());
+                    checkpoint
+                        .map_err(|e| e.to_string())
+                        .and_then(|checkpoint| write_checkpoint(&self.out, &checkpoint))
+                        .map_err(|e| SimulationError::Observer(format!("checkpoint: {e}").into()))?;
+                    result?;
+                }
+                Err(e) => return Err(e),
+            }
+            k += 1.0;
+        }
     }
 }
 

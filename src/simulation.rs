@@ -13,6 +13,7 @@
 use crate::avi::phantom::Split;
 use crate::avi::{AviEngine, ContactSettings, PhantomMeshes, PhantomSettings};
 use crate::backend::{Backend, BackendFacts};
+use crate::checkpoint::{decode, encode, hash_bytes, CheckpointError};
 use crate::error::SimulationError;
 use crate::events::PeriodLadder;
 use crate::force::ForceSpec;
@@ -20,7 +21,7 @@ use crate::ids::VertexId;
 use crate::interrupt::Interrupt;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
-use crate::model::Model;
+use crate::model::{Model, Vertices};
 use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
@@ -239,6 +240,50 @@ impl Simulation {
         self.backend.measure_own_state(&self.model, self.now().seconds(), &mut stats);
         stats.potential += self.backend.contact_energy(&positions);
         stats
+    }
+
+    /// The simulation's whole state between two events, for a checkpoint
+    /// ([`crate::checkpoint`]): every vertex, then the backend's state
+    /// ([`Backend::save_state`]). [`restore_state`](Self::restore_state) puts it back into a
+    /// simulation built from the same scene, which then continues bit-identically.
+    pub fn save_state(&self) -> Result<Vec<u8>, CheckpointError> {
+        let mut out = Vec::new();
+        encode(&self.model.vertices, &mut out)?;
+        self.backend.save_state(&mut out)?;
+        Ok(out)
+    }
+
+    /// Puts back a state [`save_state`](Self::save_state) took of a simulation built from the
+    /// same scene (check [`fingerprint`](Self::fingerprint) first).
+    pub fn restore_state(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        let (vertices, rest): (Vertices, _) = decode(state, "vertices")?;
+        if vertices.len() != self.model.vertices.len() {
+            return Err(CheckpointError::Mismatch(format!(
+                "{} vertices saved, {} in the scene",
+                vertices.len(),
+                self.model.vertices.len()
+            )));
+        }
+        self.backend.restore_state(rest)?;
+        self.model.vertices = vertices;
+        Ok(())
+    }
+
+    /// A hash of what the simulation was built from: its vertices, bodies, parameters and every
+    /// potential's kind, stencil and period. Taken at the start, it tells a checkpoint's scene
+    /// from an edited one (a changed mesh file included).
+    pub fn fingerprint(&self) -> u64 {
+        let mut bytes = Vec::new();
+        // encoding into a vector cannot fail for these types
+        let _ = encode(&self.model.vertices, &mut bytes);
+        let bodies: Vec<_> = self.model.bodies.values().collect();
+        bytes.extend(format!("{bodies:?}{:?}{}", self.parameters, self.backend.name()).bytes());
+        for (potential, period) in self.backend.periods() {
+            bytes.extend(potential.kind().bytes());
+            bytes.extend(potential.stencil().iter().flat_map(|v| v.0.to_le_bytes()));
+            bytes.extend(period.to_le_bytes());
+        }
+        hash_bytes(&bytes)
     }
 
     /// Time of the last processed event (sync: of the current state).

@@ -52,6 +52,54 @@ impl Counters {
     }
 }
 
+/// [`Counters`] as numbers with their labels, for a checkpoint ([`Counters::tallies`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CounterTallies {
+    labels: Vec<String>,
+    counts: Vec<u64>,
+    seconds: Vec<(String, f64)>,
+    events: u64,
+    wall_seconds: f64,
+    rescheduling_seconds: f64,
+}
+
+impl Counters {
+    /// Everything counted so far, for a checkpoint.
+    pub fn tallies(&self) -> CounterTallies {
+        CounterTallies {
+            labels: self.labels.iter().map(|l| l.to_string()).collect(),
+            counts: self.counts.clone(),
+            seconds: self.seconds.iter().map(|(l, s)| (l.to_string(), *s)).collect(),
+            events: self.events,
+            wall_seconds: self.wall_seconds,
+            rescheduling_seconds: self.rescheduling_seconds,
+        }
+    }
+
+    /// Puts back what [`tallies`](Self::tallies) took, into counters whose slots were registered
+    /// in the same order (a run rebuilt from the same scene); the error says what differs.
+    pub fn restore_tallies(&mut self, tallies: CounterTallies) -> Result<(), String> {
+        if tallies.labels.len() != self.labels.len() || tallies.labels.iter().zip(&self.labels).any(|(a, b)| a != b) {
+            return Err(format!("event kinds {:?} saved, {:?} in the scene", tallies.labels, self.labels));
+        }
+        self.counts = tallies.counts;
+        // a profiled run's labels are its event kinds' (and "force"): static names of this build,
+        // so a label seen here is one of them; an unknown one is kept under a leaked copy
+        self.seconds = tallies
+            .seconds
+            .into_iter()
+            .map(|(label, s)| {
+                let known = self.labels.iter().copied().chain(["force"]).find(|l| *l == label);
+                (known.unwrap_or_else(|| Box::leak(label.into_boxed_str())), s)
+            })
+            .collect();
+        self.events = tallies.events;
+        self.wall_seconds = tallies.wall_seconds;
+        self.rescheduling_seconds = tallies.rescheduling_seconds;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 
 use super::engine::AviEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
+use crate::checkpoint::CheckpointError;
 use crate::error::SimulationError;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
@@ -113,6 +114,14 @@ impl Backend for AviEngine {
     }
 
     /// Force events per simulated second, and the contact bookkeeping at the start.
+    fn save_state(&self, out: &mut Vec<u8>) -> Result<(), CheckpointError> {
+        AviEngine::save_state(self, out)
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        AviEngine::restore_state(self, bytes)
+    }
+
     fn describe(&self) -> Vec<String> {
         let mut events_per_second = 0.0;
         for (_, _, h) in self.forces() {

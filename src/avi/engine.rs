@@ -16,8 +16,10 @@ use crate::stats::Counters;
 use slotmap::SlotMap;
 use std::collections::BTreeMap;
 
+mod checkpoint;
+
 /// What an entry of the event queue stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKey {
     /// The next tick of a potential's clock: the potential and its registration index (0, 1, …),
     /// under which the queue files its ticks.

@@ -35,6 +35,8 @@ pub struct RunOptions<'a> {
     pub profile: bool,
     /// Run even when the work estimate is over its limits ([`avicontact::workload`]).
     pub insist: bool,
+    /// Simulated seconds between two checkpoints (`DIR/checkpoint.bin`).
+    pub checkpoint_every: Option<f64>,
 }
 
 /// Runs the scene: exit 0, 1 if the run (or writing its summary) fails, 2 on bad input (nothing
@@ -58,6 +60,7 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
         insist: options.insist,
         audit: options.audit,
         profile: options.profile,
+        checkpoint_every: options.checkpoint_every,
     };
     let loaded = match request.load() {
         Ok(loaded) => loaded,
@@ -90,11 +93,49 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
             built(&ready.simulation)
         );
     }
+    carry_out(ready, &name, duration, options.out, options.quiet, options.progress_interval)
+}
+
+/// `avicontact resume DIR`: continues the run in `DIR` from its checkpoint, bit-identically to a
+/// run never stopped; exit codes as [`run`]'s (2: no usable checkpoint, nothing changed).
+pub fn resume(dir: &Path, quiet: bool, progress_interval: Option<f64>) -> ExitCode {
+    if let Err(code) = check_progress_interval(progress_interval) {
+        return code;
+    }
+    let set_up = Instant::now();
+    let ready = match avicontact::run::resume(dir) {
+        Ok(ready) => ready,
+        Err(e) => return bad_input(e),
+    };
+    let name = ready.name().to_string();
+    let duration = ready.simulation.parameters().duration;
+    if !quiet {
+        eprintln!(
+            "{name}: resumed at t = {} s in {} ({}), on to {} s",
+            Compact(ready.start_time()),
+            format_wall_seconds(set_up.elapsed().as_secs_f64()),
+            built(&ready.simulation),
+            Compact(duration)
+        );
+    }
+    carry_out(ready, &name, duration, dir, quiet, progress_interval)
+}
+
+/// Stage 3 of `run` and `resume`: runs with progress, reports how it ended, gives the exit code.
+fn carry_out(
+    ready: avicontact::run::ReadyRun,
+    name: &str,
+    duration: f64,
+    out: &Path,
+    quiet: bool,
+    progress_interval: Option<f64>,
+) -> ExitCode {
     stop_on_signals(ready.simulation.interrupt());
-    let mut progress = Progress::new(duration, options.quiet).with_label(name.as_str());
-    if let Some(seconds) = options.progress_interval {
+    let mut progress = Progress::new(duration, quiet).with_label(name).resumed_at(ready.start_time());
+    if let Some(seconds) = progress_interval {
         progress = progress.with_interval(seconds);
     }
+    let checkpointed = ready.checkpoint_every().is_some();
     let finished = ready.execute(&mut progress);
     progress.finish();
     let summary = &finished.summary;
@@ -106,12 +147,19 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
                 summary.scene,
                 counted(summary.frames, "frame", "frames"),
                 grouped(summary.events),
-                options.out.display()
+                out.display()
             );
+            if checkpointed {
+                eprintln!(
+                    "{}: a checkpoint was written at t = {time} s; `avicontact resume {}` continues the run",
+                    summary.scene,
+                    out.display()
+                );
+            }
             ExitCode::from(cause.exit_code())
         }
         (Ok(()), Ok(())) => {
-            if !options.quiet {
+            if !quiet {
                 eprintln!(
                     "{}: {} frames, {} events in {:.2} s ({:.3e} events/s) -> {}",
                     summary.scene,
@@ -119,13 +167,20 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
                     summary.events,
                     summary.wall_seconds,
                     summary.events_per_second,
-                    options.out.display()
+                    out.display()
                 );
             }
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
             eprintln!("error: the run stopped at t = {} s: {e}", Compact(summary.simulated_time));
+            if checkpointed {
+                eprintln!(
+                    "{}/{} holds the last checkpoint before the failure",
+                    out.display(),
+                    avicontact::checkpoint::FILE_NAME
+                );
+            }
             ExitCode::from(1)
         }
         (Ok(()), Err(e)) => {

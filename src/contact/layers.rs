@@ -8,7 +8,7 @@ use std::fmt;
 ///
 /// The cumulative energy Σ r(l) η(l)² = r₁ η₁² Σ l^(5/2) diverges, so the layers together are a
 /// barrier: no finite energy crosses them all (ACM §4).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct LayerSchedule {
     /// η(1), m.
     pub thickness: Real,

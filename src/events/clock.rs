@@ -4,7 +4,7 @@
 use crate::math::{Real, Time};
 
 /// A regular clock of period `h` that has ticked `tick` times.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct Clock {
     period: Real,
     tick: u64,

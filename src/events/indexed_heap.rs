@@ -135,6 +135,11 @@ impl IndexedHeap {
     }
 
     /// Heap bytes held, from the capacities.
+    /// Every entry, index and key, in heap order.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (u32, (Time, Seq))> + '_ {
+        self.heap.iter().map(|e| (e.index, e.key()))
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         self.heap.capacity() * std::mem::size_of::<Entry>() + self.position.capacity() * 4
     }

@@ -11,4 +11,4 @@ mod indexed_heap;
 mod queue;
 
 pub use clock::{Clock, PeriodLadder};
-pub use queue::{EventQueue, Filing, QueueError, Seq};
+pub use queue::{EventQueue, Filing, QueueError, QueueSnapshot, Seq};

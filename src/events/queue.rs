@@ -237,6 +237,20 @@ impl<K: Clone> DenseClass<K> {
     }
 }
 
+/// A queue's whole state: every scheduled event with its key, the sequence counter and the
+/// queue's clock, for a checkpoint ([`EventQueue::snapshot`], [`EventQueue::restore`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueueSnapshot<K> {
+    /// The events and their keys, in pop order.
+    pub entries: Vec<(K, Time, Seq)>,
+    /// The sequence number the next scheduling gets.
+    pub next_seq: Seq,
+    /// The time of the last popped event.
+    pub now: Time,
+    /// Whether ties pop last scheduled first ([`EventQueue::reverse_ties`]).
+    pub reversed: bool,
+}
+
 /// Which class's head pops next.
 #[derive(Clone, Copy)]
 enum Head {
@@ -511,6 +525,59 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         }
     }
 
+    /// The queue's whole state, to be put back into a queue of the same classes and lanes by
+    /// [`restore`](Self::restore) (a checkpoint).
+    pub fn snapshot(&self) -> QueueSnapshot<K> {
+        let mut entries: Vec<(K, Time, Seq)> = Vec::with_capacity(self.len());
+        let dense = &self.dense;
+        let event = |i: usize| dense.events[i].clone().expect("a scheduled dense index has its event");
+        entries.extend(dense.heap.as_slice().iter().map(|&(i, (t, seq))| (event(i), t, seq)));
+        for lane in &dense.lanes {
+            entries.extend(lane.iter().map(|&((t, seq), i)| (event(i), t, seq)));
+        }
+        for heap in &self.sparse {
+            entries.extend(heap.iter().map(|(k, &Reverse((t, seq)))| (k.clone(), t, seq)));
+        }
+        for (class, heap) in self.indexed.iter().enumerate() {
+            entries.extend(heap.entries().map(|(i, (t, seq))| ((self.unfile)(class, i), t, seq)));
+        }
+        entries.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+        QueueSnapshot { entries, next_seq: self.next_seq, now: self.now, reversed: self.reversed }
+    }
+
+    /// Empties the queue and puts `snapshot`'s events back with their keys: the queue then pops
+    /// exactly as the one the snapshot was taken of. The queue must file events as that one did
+    /// (made by the same `with_classes`, `with_indexed_classes` and `assign_lane` calls); its
+    /// lanes only change speed. Refuses an event scheduled twice.
+    pub fn restore(&mut self, snapshot: QueueSnapshot<K>) -> Result<(), QueueError> {
+        let QueueSnapshot { mut entries, next_seq, now, reversed } = snapshot;
+        for (event, ..) in self.snapshot().entries {
+            self.cancel(&event);
+        }
+        // in key order, so that events of one lane join it first in, first out
+        entries.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+        for (event, t, seq) in entries {
+            if self.scheduled_at(&event).is_some() {
+                return Err(QueueError::AlreadyScheduled);
+            }
+            match (self.file)(&event) {
+                Filing::Dense(i) => {
+                    self.dense.make_room(i);
+                    self.dense.push(i, (t, seq));
+                    self.dense.events[i] = Some(event);
+                }
+                Filing::Sparse(class) => {
+                    self.sparse[class].push(event, Reverse((t, seq)));
+                }
+                Filing::Indexed(class, i) => self.indexed[class].push(i, (t, seq)),
+            }
+        }
+        self.next_seq = next_seq;
+        self.now = now;
+        self.reversed = reversed;
+        Ok(())
+    }
+
     /// The class whose head pops next.
     fn first(&self) -> Option<Head> {
         let mut best: Option<(Head, (Time, Seq))> = self.dense.head().map(|(_, key)| (Head::Dense, key));
@@ -585,6 +652,38 @@ mod tests {
 
     fn split_queue(dense_bound: usize) -> EventQueue<u32> {
         EventQueue::with_classes(2, split_filing, dense_bound).with_indexed_classes(1, |_, i| 4 * i + 3)
+    }
+
+    #[test]
+    fn a_restored_queue_pops_as_the_one_it_was_taken_of() {
+        let fill = |q: &mut EventQueue<u32>| {
+            for k in 0..40u32 {
+                q.schedule(k, t(((k * 7) % 11) as f64)).unwrap();
+            }
+            for _ in 0..5 {
+                q.pop();
+            }
+            q.reschedule(&39, t(9.0)).unwrap();
+        };
+        let mut original = split_queue(4);
+        original.assign_lane(2, 0);
+        fill(&mut original);
+        let snapshot = original.snapshot();
+        // a queue of the same filing with other events in it
+        let mut restored = split_queue(4);
+        restored.assign_lane(2, 0);
+        for k in [0u32, 3, 6, 100] {
+            restored.schedule(k, t(0.5)).unwrap();
+        }
+        restored.restore(snapshot.clone()).unwrap();
+        assert_eq!(restored.snapshot(), snapshot);
+        for k in 40..44 {
+            for q in [&mut original, &mut restored] {
+                q.schedule(k, t(6.0)).unwrap();
+            }
+        }
+        let pops = |q: &mut EventQueue<u32>| std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        assert_eq!(pops(&mut restored), pops(&mut original));
     }
 
     #[test]

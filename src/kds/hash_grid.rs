@@ -20,7 +20,7 @@ pub type FixedHashMap<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
 pub type Cell = [i32; 3];
 
 /// An inclusive box of cells, `lo ..= hi` on each axis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CellBox {
     /// Lowest cell.
     pub lo: Cell,
@@ -58,7 +58,7 @@ impl CellBox {
 }
 
 /// The occupied cells of a uniform grid and which items cover each.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub struct HashGrid {
     cell_size: Real,
     cells: FixedHashMap<Cell, Vec<u32>>,

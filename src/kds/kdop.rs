@@ -47,7 +47,7 @@ pub fn axis(i: usize) -> Vec3 {
 pub const NATURAL_ORDER: [u8; AXES] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
 /// One vertex as a k-DOP sees it: its vague tube, and the radius of the primitive it belongs to.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct TubePoint {
     /// Position now, m.
     pub x: Vec3,
@@ -114,7 +114,7 @@ pub enum Side {
 /// A separating axis with the linear envelope of its gap: `gap + (upper_speed − lower_speed)·τ`
 /// bounds the gap from below for τ ≥ 0 while every vertex stays in its tube. Along the signed
 /// axis (the axis, or its opposite if `flipped`) the first set lies below the second.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct AxisGap {
     /// Index of the axis.
     pub axis: u8,

@@ -113,7 +113,7 @@ impl Slab {
 /// which any unit normal may be (ACM §5.1). Its planes need not be kept: while the slab holds,
 /// the supports of the two sides along the normal are at least its thickness apart, so a slab
 /// centred between them at any later time is valid too ([`Slab::centred`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct SlabDirection([f32; 3]);
 
 impl SlabDirection {

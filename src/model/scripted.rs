@@ -4,7 +4,7 @@ use crate::math::{Real, Vec3};
 
 /// A straight path at constant `velocity` from `start` to `stop` (s), resting before and after:
 /// position(t) = origin + velocity · clamp(t − start, 0, stop − start).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct LinearPath {
     /// Position at t ≤ `start`, m.
     pub origin: Vec3,

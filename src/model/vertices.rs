@@ -5,7 +5,7 @@ use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
 
 /// How a vertex moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub enum Motion {
     /// Integrated: drifts with its velocity, kicked by potentials.
     Free,
@@ -22,7 +22,7 @@ pub enum Motion {
 ///
 /// Each vertex stores its position and velocity as last seen at its own time `t_last`; between
 /// events its trajectory is the straight line `x + v (t − t_last)`.
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 pub struct Vertices {
     positions: Vec<Vec3>,
     velocities: Vec<Vec3>,

@@ -26,6 +26,8 @@ pub struct FrameWriter {
     stats: BufWriter<File>,
     /// `contact.csv`, opened at the first frame that reports contact.
     contact: Option<BufWriter<File>>,
+    /// Rows written to `contact.csv`.
+    contact_rows: u64,
     frames_written: u64,
 }
 
@@ -54,7 +56,7 @@ impl FrameWriter {
         }
         // an earlier run's files that this run may not rewrite (a failed run writes no contact.csv,
         // and until this run's end no summary): none may pass as this run's
-        for name in ["contact.csv", "summary.json"] {
+        for name in ["contact.csv", "summary.json", crate::checkpoint::FILE_NAME] {
             let stale = dir.join(name);
             if stale.is_file() {
                 fs::remove_file(&stale).map_err(io_at(&stale))?;
@@ -63,12 +65,54 @@ impl FrameWriter {
         let path = dir.join("stats.csv");
         let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
         writeln!(stats, "{STATS_HEADER}").map_err(io_at(&path))?;
-        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact: None, frames_written: 0 })
+        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact: None, contact_rows: 0, frames_written: 0 })
+    }
+
+    /// Takes over `dir` to continue a run from a checkpoint taken after `frames` frames and
+    /// `contact_rows` rows of `contact.csv`: what the run wrote after the checkpoint (frame files,
+    /// rows) is removed, to be written again, and so is `summary.json`. Refuses a directory that
+    /// holds fewer rows than the checkpoint counted.
+    pub fn resume(dir: &Path, frames: u64, contact_rows: u64) -> Result<Self, OutputError> {
+        for sub in ["frames", "particles"] {
+            let d = dir.join(sub);
+            if !d.is_dir() {
+                continue;
+            }
+            for entry in fs::read_dir(&d).map_err(io_at(&d))? {
+                let p = entry.map_err(io_at(&d))?.path();
+                let name = p.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let index = name.strip_prefix("frame_").and_then(|k| k.parse::<u64>().ok());
+                if index.is_some_and(|k| k >= frames) || name.starts_with(".tmp") {
+                    fs::remove_file(&p).map_err(io_at(&p))?;
+                }
+            }
+        }
+        let summary = dir.join("summary.json");
+        if summary.is_file() {
+            fs::remove_file(&summary).map_err(io_at(&summary))?;
+        }
+        let stats = keep_rows(&dir.join("stats.csv"), frames)?;
+        let contact = match contact_rows {
+            0 => {
+                let path = dir.join("contact.csv");
+                if path.is_file() {
+                    fs::remove_file(&path).map_err(io_at(&path))?;
+                }
+                None
+            }
+            rows => Some(keep_rows(&dir.join("contact.csv"), rows)?),
+        };
+        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact, contact_rows, frames_written: frames })
     }
 
     /// Frames written so far.
     pub fn frames_written(&self) -> u64 {
         self.frames_written
+    }
+
+    /// Rows of `contact.csv` written so far.
+    pub fn contact_rows(&self) -> u64 {
+        self.contact_rows
     }
 
     fn write_frame(&mut self, frame: &Frame<'_>) -> Result<(), OutputError> {
@@ -163,10 +207,33 @@ impl FrameWriter {
             )
             .and_then(|_| file.flush())
             .map_err(io_at(&path))?;
+            self.contact_rows += 1;
         }
         self.frames_written += 1;
         Ok(())
     }
+}
+
+/// Cuts the table at `path` to its header and first `rows` rows (atomically) and opens it to
+/// append.
+fn keep_rows(path: &Path, rows: u64) -> Result<BufWriter<File>, OutputError> {
+    let text = fs::read_to_string(path).map_err(io_at(path))?;
+    let lines = usize::try_from(rows).map_or(usize::MAX, |r| r.saturating_add(1));
+    let kept: Vec<&str> = text.lines().take(lines).collect();
+    if kept.len() < lines {
+        return Err(OutputError {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "holds {} rows, fewer than the {rows} the checkpoint counted: it was cut or edited since",
+                kept.len().saturating_sub(1)
+            )),
+        });
+    }
+    let mut contents = kept.join("\n");
+    contents.push('\n');
+    write_atomically(path, contents.as_bytes())?;
+    let file = fs::OpenOptions::new().append(true).open(path).map_err(io_at(path))?;
+    Ok(BufWriter::new(file))
 }
 
 impl Observer for FrameWriter {

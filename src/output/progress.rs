@@ -21,6 +21,8 @@ pub struct Progress {
     display: Display,
     label: Option<String>,
     duration: f64,
+    /// The simulated time the run (or its resumed part) starts from, s.
+    from: f64,
     start: Instant,
     events: u64,
     /// The event count at which the clock is read next.
@@ -72,6 +74,7 @@ impl Progress {
             display,
             label: None,
             duration,
+            from: 0.0,
             start: now,
             events: 0,
             next_check: 1,
@@ -89,6 +92,17 @@ impl Progress {
                     *interval = d;
                 }
             }
+        }
+        self
+    }
+
+    /// Progress of a run resumed at simulated time `t` (a checkpoint's): the time left is
+    /// estimated from the rate since then.
+    pub fn resumed_at(mut self, t: f64) -> Self {
+        self.from = t;
+        if let Display::Bar(bar) = &self.display {
+            bar.set_position(((t / self.duration).clamp(0.0, 1.0) * TICKS as f64) as u64);
+            bar.reset_eta();
         }
         self
     }
@@ -132,7 +146,7 @@ impl Progress {
             Display::Lines { interval, last } => {
                 if now.duration_since(*last) >= *interval {
                     *last = now;
-                    let line = progress_line(t, self.duration, self.events, elapsed);
+                    let line = progress_line(t, self.from, self.duration, self.events, elapsed);
                     match &self.label {
                         Some(label) => eprintln!("{label}: {line}"),
                         None => eprintln!("{line}"),
@@ -153,12 +167,14 @@ impl Observer for Progress {
 }
 
 /// The plain progress line at simulated time `t` of `duration`, after `events` events in
-/// `elapsed` wall seconds: `t = 0.0500 / 0.2 s (25.0%), 1234567 events, 2.47e6 events/s, ETA 1 min 30 s`.
-pub fn progress_line(t: f64, duration: f64, events: u64, elapsed: f64) -> String {
+/// `elapsed` wall seconds since simulated time `from` (0, or where the run was resumed):
+/// `t = 0.0500 / 0.2 s (25.0%), 1234567 events, 2.47e6 events/s, ETA 1 min 30 s`.
+pub fn progress_line(t: f64, from: f64, duration: f64, events: u64, elapsed: f64) -> String {
     let fraction = if duration > 0.0 { (t / duration).clamp(0.0, 1.0) } else { 1.0 };
     let rate = events as f64 / elapsed.max(1e-9);
-    let eta =
-        if fraction > 0.0 { format_wall_seconds(elapsed * (1.0 - fraction) / fraction) } else { "unknown".to_string() };
+    // the share of what this run had left that is done
+    let done = if duration > from { ((t - from) / (duration - from)).clamp(0.0, 1.0) } else { 1.0 };
+    let eta = if done > 0.0 { format_wall_seconds(elapsed * (1.0 - done) / done) } else { "unknown".to_string() };
     format!("t = {t:.4} / {duration} s ({:.1}%), {events} events, {rate:.2e} events/s, ETA {eta}", 100.0 * fraction)
 }
 
@@ -198,11 +214,13 @@ mod tests {
     #[test]
     fn the_plain_line_shows_time_share_events_rate_and_eta() {
         assert_eq!(
-            progress_line(0.05, 0.2, 1_000_000, 10.0),
+            progress_line(0.05, 0.0, 0.2, 1_000_000, 10.0),
             "t = 0.0500 / 0.2 s (25.0%), 1000000 events, 1.00e5 events/s, ETA 30.0 s"
         );
-        assert!(progress_line(0.0, 1.0, 3, 0.5).ends_with("ETA unknown"));
-        assert!(progress_line(2.0, 1.0, 3, 0.5).contains("(100.0%)"), "clamped past the end");
+        assert!(progress_line(0.0, 0.0, 1.0, 3, 0.5).ends_with("ETA unknown"));
+        assert!(progress_line(2.0, 0.0, 1.0, 3, 0.5).contains("(100.0%)"), "clamped past the end");
+        // resumed at 0.5 s: a quarter of the second half done in 10 s leaves 30 s
+        assert!(progress_line(0.625, 0.5, 1.0, 3, 10.0).ends_with("ETA 30.0 s"));
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub const KNEE: Real = std::f64::consts::FRAC_1_SQRT_2;
 /// resolve is then stopped by ever finer clocks instead of being stepped through zero length,
 /// and the coarse clock's force does not change while the bar is below the knee (where a chain
 /// end rattling against an obstacle moves fastest).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct CompressionBarrier {
     /// The bar's first vertex.
     pub a: VertexId,

@@ -272,6 +272,22 @@ impl Potential for Damping {
         self.coefficient * squared / duration
     }
 
+    fn tick_state(&self) -> Vec<Real> {
+        let mut state = Vec::with_capacity(7);
+        state.extend(self.reference);
+        state.extend(self.window_start);
+        state.push(self.window_ticks_done as Real);
+        state
+    }
+
+    fn restore_tick_state(&mut self, state: &[Real]) -> bool {
+        let [r0, r1, r2, w0, w1, w2, done] = *state else { return false };
+        self.reference = [r0, r1, r2];
+        self.window_start = [w0, w1, w2];
+        self.window_ticks_done = done as u32;
+        true
+    }
+
     fn bind_ledger_window(&mut self, window: Real) {
         let ticks = (window / self.period).ceil();
         // a window shorter than one period, or not a number: one period

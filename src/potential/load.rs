@@ -91,6 +91,16 @@ impl Potential for Load {
     fn set_time(&mut self, t: Real) {
         self.per_vertex = self.schedule.force_at(t) / self.stencil.len() as Real;
     }
+
+    fn tick_state(&self) -> Vec<Real> {
+        self.per_vertex.as_slice().to_vec()
+    }
+
+    fn restore_tick_state(&mut self, state: &[Real]) -> bool {
+        let [x, y, z] = *state else { return false };
+        self.per_vertex = Vec3::new(x, y, z);
+        true
+    }
 }
 
 #[cfg(test)]

@@ -140,6 +140,19 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// other potential.
     fn set_time(&mut self, _t: Real) {}
 
+    /// What the potential changes as its clock ticks, as numbers, for a checkpoint
+    /// (`docs/checkpoints.md`): a damper's strain window, a varying external force's present
+    /// value. Empty (the default) for potentials that are functions of positions alone.
+    fn tick_state(&self) -> Vec<Real> {
+        Vec::new()
+    }
+
+    /// Puts back what [`Potential::tick_state`] returned; false (nothing changed) when `state` is
+    /// not of this potential's shape.
+    fn restore_tick_state(&mut self, state: &[Real]) -> bool {
+        state.is_empty()
+    }
+
     /// Hands the part of the potential whose stiffness is unbounded to penalty layers on the AVI
     /// and keeps the rest, whose stiffness is bounded (see [`CompressionBarrier`]): `None` (the
     /// default) for potentials whose clock period covers every configuration they meet.

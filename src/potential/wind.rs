@@ -108,6 +108,16 @@ impl Potential for Wind {
     fn set_time(&mut self, t: Real) {
         self.force_per_area = self.gusts.direction * self.gusts.pressure_at(t);
     }
+
+    fn tick_state(&self) -> Vec<Real> {
+        self.force_per_area.as_slice().to_vec()
+    }
+
+    fn restore_tick_state(&mut self, state: &[Real]) -> bool {
+        let [x, y, z] = *state else { return false };
+        self.force_per_area = Vec3::new(x, y, z);
+        true
+    }
 }
 
 #[cfg(test)]

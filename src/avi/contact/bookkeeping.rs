@@ -7,7 +7,7 @@ use thin_vec::ThinVec;
 
 /// Estimated heap bytes of the contact bookkeeping, by part (issue 4's memory goal; what each
 /// part holds is in `docs/performance.md`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BookkeepingBytes {
     /// The pair records (ACM §5: one certificate or the active layers per pair), at the store's
     /// capacity.
@@ -60,7 +60,7 @@ impl BookkeepingBytes {
 }
 
 /// What the contact manager counts over a run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct ContactCounters {
     /// Pairs made by the broad phase after the start.
     pub(super) pairs_created: u64,

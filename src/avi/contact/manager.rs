@@ -35,7 +35,7 @@ use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
 /// Penalty layers and certificates of every contact pair (report Algorithms 2–5).
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub struct ContactManager {
     pub(super) settings: ContactSettings,
     pub(super) pairs: PairStore<Pair>,

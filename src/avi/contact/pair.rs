@@ -18,7 +18,7 @@ use smallvec::{smallvec, SmallVec};
 use thin_vec::ThinVec;
 
 /// The shape of a primitive.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub(super) enum Shape {
     /// A vertex of a mesh or chain.
     Point,
@@ -41,7 +41,7 @@ impl Shape {
 
 /// A point, segment, triangle or sphere (16 bytes: one is kept per point, segment and triangle
 /// of every mesh).
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub(super) struct Primitive {
     pub(super) shape: Shape,
     /// Every vertex is fixed (held, not scripted): its cells never change.
@@ -82,7 +82,7 @@ impl Primitive {
 }
 
 /// The primitives of a pair; the "low" side comes first, the "high" side last.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub(super) enum PairKind {
     /// A vertex (or the centre of a sphere of `radius`) against a triangle.
     PointTriangle { triangle: [VertexId; 3], point: VertexId, radius: Real },
@@ -100,7 +100,7 @@ pub(super) enum PairKind {
 
 /// The layers of a pair: the scene's penalty layers ½·r(l)·(gap − η(l))², or the bands of a
 /// bar's [`CompressionBarrier`].
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(super) enum Layers {
     Penalty(LayerSchedule),
     Crush(CompressionBarrier),
@@ -279,7 +279,7 @@ pub(super) struct Proximity {
 
 /// What proves a pair's next layer n + 1 idle until its failure time. Its thickness η(n + 1)
 /// (plus radii) is derived from the pair, not stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Guard {
     /// None: the pair's layers are active and no certificate is needed until the deepest retires.
     None,
@@ -296,7 +296,7 @@ pub(super) enum Guard {
 
 /// One contact pair: its active layers' clocks and its certificate, in 32 bytes (a pair record
 /// is most of the contact bookkeeping; `docs/performance.md`).
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(super) struct Pair {
     /// What the pair is between; its [`PairKind`] follows (`ContactManager::kind_of`).
     pub(super) between: PackedBetween,
@@ -326,7 +326,7 @@ pub(super) enum Between {
 
 /// A [`Between`] in 8 bytes: `[i, j]` for primitives i < j (never `u32::MAX`), `[u32::MAX, e]`
 /// for a length constraint.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub(super) struct PackedBetween([u32; 2]);
 
 impl PackedBetween {

@@ -11,14 +11,14 @@ use crate::ids::PairId;
 use std::ops::{Index, IndexMut};
 
 /// A slot: a live record, or a vacancy holding the next vacancy (`u32::MAX`: none).
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 enum Slot<T> {
     Live(T),
     Vacant(u32),
 }
 
 /// Records of type `T` addressed by [`PairId`].
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub struct PairStore<T> {
     slots: Vec<Slot<T>>,
     /// The most recently vacated slot (`u32::MAX`: none).

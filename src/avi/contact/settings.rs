@@ -6,7 +6,7 @@ use crate::contact::LayerSchedule;
 use crate::math::Real;
 
 /// Contact settings of the AVI backend (the scene's `[contact]` table).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct ContactSettings {
     /// η(1) and r(1) (ACM §4).
     pub layers: LayerSchedule,
@@ -39,7 +39,7 @@ pub struct ContactSettings {
 /// How contact is resolved. Only [`ContactVariant::RegularLayers`] keeps the guarantees; the other
 /// two are the broken methods of ACM §3 (report §8.1, Fig. 2), kept so that the pogo experiment
 /// can show what they do. They are reachable from the library only, never from a scene file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ContactVariant {
     /// Penalty layers on regular clocks ticking at multiples of h(l) from t = 0 (ACM §4, law 4).
     #[default]
@@ -97,7 +97,7 @@ impl ContactSettings {
 }
 
 /// Which broad phase the AVI contact manager uses (the scene's `[contact] broad_phase`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub enum BroadPhaseKind {
     /// Every candidate pair holds a certificate for the whole run: cost grows with the square of
     /// the number of primitives; for small scenes and as the reference of law 5.
@@ -148,7 +148,7 @@ impl BroadPhaseKind {
 /// [`ContactVariant::RestartedClocks`] only: how a layer's clock was restarted at the predicted
 /// contact instant (kept apart, so that a layer of the real method is a bare 16-byte [`Clock`]
 /// on multiples of h(l) from t = 0).
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(super) struct Restart {
     /// Added to every tick time of the layer's clock.
     pub(super) origin: Real,

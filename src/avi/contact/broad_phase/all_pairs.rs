@@ -11,7 +11,7 @@ use crate::math::{Real, Vec3};
 use crate::model::Model;
 
 /// The broad phase without certificates: nothing ever changes.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(in crate::avi::contact) struct AllPairs;
 
 impl KineticBroadPhase for AllPairs {

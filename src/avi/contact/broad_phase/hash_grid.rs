@@ -74,7 +74,7 @@ fn boxes_overlap(a: &StoredBox, b: &StoredBox) -> bool {
 /// same overlap rule.
 const LARGE_CELLS: u64 = 4096;
 /// The hash grid's state: every primitive's cell box, and the margins that decide them.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(in crate::avi::contact) struct KineticGrid {
     grid: HashGrid,
     /// Each primitive's fat box: its anchors' bounding box inflated by its radius, half the reach

@@ -48,7 +48,7 @@ use smallvec::SmallVec;
 const NONE: u32 = u32::MAX;
 
 /// A node of one of the trees: the primitives `order[first..end]`.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 struct Node {
     first: u32,
     end: u32,
@@ -60,7 +60,7 @@ struct Node {
 }
 
 /// What a front record is.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 enum State {
     /// An unused slot.
     Free,
@@ -77,7 +77,7 @@ enum State {
 }
 
 /// A record of the front.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 struct Record {
     /// The node pair (lower id first).
     nodes: [u32; 2],
@@ -111,7 +111,7 @@ pub(super) struct FrontChanges {
 }
 
 /// The trees, the front and its certificates.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(in crate::avi::contact) struct KdopHierarchy {
     nodes: Vec<Node>,
     /// The primitives in tree order: each node covers a contiguous range.

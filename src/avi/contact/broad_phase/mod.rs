@@ -35,14 +35,14 @@ use kinetic::{BroadPhaseChange, KineticBroadPhase};
 use primitives::Primitives;
 
 /// The primitives of a model and the method that says which pairs of them may touch.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(super) struct BroadPhase {
     primitives: Primitives,
     method: Method,
 }
 
 /// The three broad phases (one per simulation: the variants' sizes do not matter).
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 #[allow(clippy::large_enum_variant)]
 enum Method {
     AllPairs(AllPairs),

@@ -10,7 +10,7 @@ use crate::model::{Model, Motion};
 use smallvec::{smallvec, SmallVec};
 
 /// The primitives of a model, and for each vertex the primitives it belongs to.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(in crate::avi::contact) struct Primitives {
     list: Vec<Primitive>,
     /// Vertex `u`'s primitives are `of_vertex[first_of_vertex[u]..first_of_vertex[u + 1]]`, in
