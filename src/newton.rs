@@ -437,6 +437,7 @@ impl IncrementalPotential<'_> {
                     previous = None;
                     let (hessian, g) = self.newton_system(x);
                     kept.factor = Some(kept.factor_with_kept_analysis(&hessian)?);
+                    kept.source = Some(hessian);
                     kept.dofs = dofs;
                     kept.age = 0;
                     kept.refreshes += 1;
@@ -568,6 +569,9 @@ enum Step {
 #[derive(Default)]
 pub struct KeptFactor {
     factor: Option<faer::sparse::linalg::solvers::Llt<usize, Real>>,
+    /// The matrix `factor` was made of, kept for a checkpoint ([`KeptFactor::state`]), which
+    /// factors it again on resume: the same arrays through the same code give the same factor.
+    source: Option<CscMatrix<Real>>,
     analysis: Option<(Vec<usize>, Vec<usize>, faer::sparse::linalg::solvers::SymbolicLlt<usize>)>,
     dofs: usize,
     /// Solves since the factor was made.
@@ -585,6 +589,32 @@ impl KeptFactor {
     /// per solve): with a factor of this step's Hessian the conjugate gradients converge by about
     /// 0.3 per iteration on a hanging cape, so 8 iterations without convergence mean a stale one.
     pub const STALE_AFTER: usize = 8;
+
+    /// What a checkpoint keeps of the factor: the matrix it was made of (`None` when there is no
+    /// factor) and the counts.
+    pub fn state(&self) -> KeptFactorState {
+        KeptFactorState {
+            matrix: self.factor.as_ref().and(self.source.as_ref()).map(|a| {
+                let (cols, rows, values) = a.csc_data();
+                (a.nrows(), cols.to_vec(), rows.to_vec(), values.to_vec())
+            }),
+            dofs: self.dofs,
+            age: self.age,
+            refreshes: self.refreshes,
+        }
+    }
+
+    /// The factor [`state`](Self::state) describes, factored again from its matrix.
+    pub fn from_state(state: KeptFactorState) -> Result<Self, NewtonError> {
+        let mut kept = KeptFactor { dofs: state.dofs, age: state.age, refreshes: state.refreshes, ..Default::default() };
+        if let Some((n, cols, rows, values)) = state.matrix {
+            let a = CscMatrix::try_from_csc_data(n, n, cols, rows, values)
+                .map_err(|e| NewtonError::Factorization(format!("a checkpoint's matrix: {e}")))?;
+            kept.factor = Some(kept.factor_with_kept_analysis(&a)?);
+            kept.source = Some(a);
+        }
+        Ok(kept)
+    }
 
     /// Factors `a` by sparse Cholesky (faer's LLᵀ: approximate-minimum-degree ordering,
     /// supernodal or simplicial by the fill it finds, reading `a`'s lower triangle through a
@@ -610,6 +640,16 @@ impl KeptFactor {
         Llt::try_new_with_symbolic(analysis, SparseColMatRef::new(symbolic, values), Side::Lower)
             .map_err(|e| failed(format!("{e:?}")))
     }
+}
+
+/// A [`KeptFactor`] in a checkpoint: the matrix it factors as (size, column offsets, row
+/// indices, values), and its counts.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct KeptFactorState {
+    matrix: Option<(usize, Vec<usize>, Vec<usize>, Vec<Real>)>,
+    dofs: usize,
+    age: usize,
+    refreshes: u64,
 }
 
 impl std::fmt::Debug for KeptFactor {

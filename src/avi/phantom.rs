@@ -34,7 +34,9 @@ use crate::ids::{BodyId, VertexId};
 use crate::ledger::{KickKind, Ledger};
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
-use crate::newton::{HessianForm, IncrementalPotential, KeptFactor, LinearSolver, NewtonParameters, NewtonReport};
+use crate::newton::{
+    HessianForm, IncrementalPotential, KeptFactor, KeptFactorState, LinearSolver, NewtonParameters, NewtonReport,
+};
 use crate::observe::FrameStats;
 use crate::potential::{assemble_gradient, gather, Potential};
 use std::ops::Range;
@@ -167,8 +169,31 @@ pub struct PhantomState<'a> {
     pub midpoint_gradient: &'a [Vec3],
 }
 
+/// The phantom meshes in a checkpoint ([`PhantomMeshes::checkpoint`]).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct PhantomCheckpoint {
+    bodies: Vec<PhantomBodyState>,
+    totals: PhantomTotals,
+}
+
+/// One phantom body's changing state: its phantom vertices, its step in progress, its clock,
+/// its potentials' tick states and its kept Cholesky factor.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct PhantomBodyState {
+    positions: Vec<Vec3>,
+    velocities: Vec<Vec3>,
+    last_gradient: Vec<Vec3>,
+    pending_gradient: Vec<Vec3>,
+    pending_impulse: Vec<Vec3>,
+    tick_time: Real,
+    clock: Clock,
+    next_tick: u64,
+    tick_states: Vec<Vec<Real>>,
+    kept: KeptFactorState,
+}
+
 /// Totals of the implicit solves, for `summary.json` and `avicontact info`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PhantomTotals {
     /// Implicit steps taken (all bodies).
     pub steps: u64,
@@ -320,6 +345,65 @@ impl PhantomMeshes {
     /// Totals of the implicit solves so far.
     pub fn totals(&self) -> PhantomTotals {
         self.totals
+    }
+
+    /// Everything the implicit steps change, for a checkpoint ([`crate::checkpoint`]).
+    pub(crate) fn checkpoint(&self) -> PhantomCheckpoint {
+        PhantomCheckpoint {
+            bodies: self
+                .bodies
+                .iter()
+                .map(|b| PhantomBodyState {
+                    positions: b.positions.clone(),
+                    velocities: b.velocities.clone(),
+                    last_gradient: b.last_gradient.clone(),
+                    pending_gradient: b.pending_gradient.clone(),
+                    pending_impulse: b.pending_impulse.clone(),
+                    tick_time: b.tick_time,
+                    clock: b.clock,
+                    next_tick: b.next_tick,
+                    tick_states: b.potentials.iter().map(|p| p.tick_state()).collect(),
+                    kept: b.kept.state(),
+                })
+                .collect(),
+            totals: self.totals,
+        }
+    }
+
+    /// Puts back a [`checkpoint`](Self::checkpoint) of meshes made from the same scene; the
+    /// error says what does not fit.
+    pub(crate) fn restore(&mut self, checkpoint: PhantomCheckpoint) -> Result<(), String> {
+        if checkpoint.bodies.len() != self.bodies.len() {
+            return Err(format!("{} phantom bodies saved, {} in the scene", checkpoint.bodies.len(), self.bodies.len()));
+        }
+        for (body, state) in self.bodies.iter_mut().zip(checkpoint.bodies) {
+            let n = body.masses.len();
+            let fits = [&state.positions, &state.velocities, &state.last_gradient, &state.pending_gradient]
+                .iter()
+                .all(|v| v.len() == n)
+                && state.pending_impulse.len() == n
+                && state.tick_states.len() == body.potentials.len()
+                && state.clock.period().to_bits() == body.clock.period().to_bits();
+            if !fits {
+                return Err(format!("phantom body {}: the saved state does not fit its mesh", body.name));
+            }
+            for (potential, tick_state) in body.potentials.iter_mut().zip(&state.tick_states) {
+                if !potential.restore_tick_state(tick_state) {
+                    return Err(format!("phantom body {}: the state of a {} has the wrong shape", body.name, potential.kind()));
+                }
+            }
+            body.kept = KeptFactor::from_state(state.kept).map_err(|e| format!("phantom body {}: {e}", body.name))?;
+            body.positions = state.positions;
+            body.velocities = state.velocities;
+            body.last_gradient = state.last_gradient;
+            body.pending_gradient = state.pending_gradient;
+            body.pending_impulse = state.pending_impulse;
+            body.tick_time = state.tick_time;
+            body.clock = state.clock;
+            body.next_tick = state.next_tick;
+        }
+        self.totals = checkpoint.totals;
+        Ok(())
     }
 
     /// The primary vertices of body `body`, which its constraint event kicks.

@@ -2,6 +2,7 @@
 
 use super::engine::SyncEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
+use crate::checkpoint::CheckpointError;
 use crate::error::SimulationError;
 use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
@@ -12,6 +13,14 @@ use crate::stats::Counters;
 use crate::workload::EventRate;
 
 impl Backend for SyncEngine {
+    fn save_state(&self, out: &mut Vec<u8>) -> Result<(), CheckpointError> {
+        SyncEngine::save_state(self, out)
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        SyncEngine::restore_state(self, bytes)
+    }
+
     fn name(&self) -> &'static str {
         BackendKind::Sync.name()
     }

@@ -6,6 +6,7 @@ use super::integrators::{
     Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
+use crate::checkpoint::{decode, encode, CheckpointError};
 use crate::error::SimulationError;
 use crate::force::ForceSpec;
 use crate::ids::VertexId;
@@ -15,7 +16,7 @@ use crate::model::{Model, Motion};
 use crate::newton::{IncrementalPotential, NewtonParameters};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::{assemble_energy, assemble_gradient, Potential};
-use crate::stats::Counters;
+use crate::stats::{CounterTallies, Counters};
 
 /// The integrators of the synchronous backend.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -525,6 +526,89 @@ impl SyncEngine {
             tick: self.frames - 1,
             period: 1.0 / self.frame_rate,
         })
+    }
+}
+
+/// What a synchronous run changes as it steps, in a checkpoint ([`crate::checkpoint`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SyncState {
+    x: Vec<Vec3>,
+    v: Vec<Vec3>,
+    free: Vec<Option<usize>>,
+    awaiting_capture: Vec<VertexId>,
+    steps: u64,
+    frames: u64,
+    counters: CounterTallies,
+    dissipated: Real,
+    external_work: Real,
+    external_shifts: Real,
+    newton_iterations: u64,
+    linear_solve_seconds: f64,
+    last_alpha: Option<Real>,
+    tick_states: Vec<Vec<Real>>,
+    integrator: Vec<Real>,
+}
+
+impl SyncEngine {
+    /// Appends the engine's state to `out` (a checkpoint).
+    pub(super) fn save_state(&self, out: &mut Vec<u8>) -> Result<(), CheckpointError> {
+        let state = SyncState {
+            x: self.x.clone(),
+            v: self.v.clone(),
+            free: self.free.clone(),
+            awaiting_capture: self.awaiting_capture.clone(),
+            steps: self.steps,
+            frames: self.frames,
+            counters: self.counters.tallies(),
+            dissipated: self.dissipated,
+            external_work: self.external_work,
+            external_shifts: self.external_shifts,
+            newton_iterations: self.newton_iterations,
+            linear_solve_seconds: self.linear_solve_seconds,
+            last_alpha: self.last_alpha,
+            tick_states: self.potentials.iter().map(|p| p.tick_state()).collect(),
+            integrator: self.integrator.carried_state(),
+        };
+        encode(&state, out)
+    }
+
+    /// Puts back what [`save_state`](Self::save_state) wrote, into an engine built from the same
+    /// scene.
+    pub(super) fn restore_state(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        let mismatch = |what: String| CheckpointError::Mismatch(what);
+        let (state, rest): (SyncState, _) = decode(bytes, "synchronous state")?;
+        if !rest.is_empty() {
+            return Err(mismatch(format!("{} bytes left over after the engine's state", rest.len())));
+        }
+        let n = self.x.len();
+        if state.x.len() != n || state.v.len() != n || state.free.len() != self.free.len() {
+            return Err(mismatch(format!("{} vertices saved, {n} in the scene", state.x.len())));
+        }
+        if state.tick_states.len() != self.potentials.len() {
+            return Err(mismatch(format!("{} potentials saved, {} in the scene", state.tick_states.len(), self.potentials.len())));
+        }
+        for (potential, tick_state) in self.potentials.iter_mut().zip(&state.tick_states) {
+            if !potential.restore_tick_state(tick_state) {
+                return Err(mismatch(format!("the state of a {} has the wrong shape", potential.kind())));
+            }
+        }
+        if !self.integrator.restore_carried_state(&state.integrator) {
+            return Err(mismatch(format!("the {} integrator's state has the wrong shape", self.integrator.name())));
+        }
+        self.counters.restore_tallies(state.counters).map_err(mismatch)?;
+        self.x = state.x;
+        self.v = state.v;
+        self.free = state.free;
+        self.awaiting_capture = state.awaiting_capture;
+        self.steps = state.steps;
+        self.frames = state.frames;
+        self.dissipated = state.dissipated;
+        self.external_work = state.external_work;
+        self.external_shifts = state.external_shifts;
+        self.newton_iterations = state.newton_iterations;
+        self.linear_solve_seconds = state.linear_solve_seconds;
+        self.last_alpha = state.last_alpha;
+        Ok(())
     }
 }
 

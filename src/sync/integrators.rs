@@ -66,6 +66,32 @@ pub trait Integrator: std::fmt::Debug + Send + Sync {
 
     /// Advances `step.x`, `step.v` by one step.
     fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError>;
+
+    /// What the integrator carries from one step to the next (BDF2's previous state, an energy
+    /// target), as numbers, for a checkpoint; empty (the default) for one-step methods.
+    fn carried_state(&self) -> Vec<Real> {
+        Vec::new()
+    }
+
+    /// Puts back what [`Integrator::carried_state`] returned; false (nothing changed) when
+    /// `state` is not of this integrator's shape.
+    fn restore_carried_state(&mut self, state: &[Real]) -> bool {
+        state.is_empty()
+    }
+}
+
+/// An optional number as checkpoint numbers: `[]` or `[value]`.
+fn optional(value: Option<Real>) -> Vec<Real> {
+    value.into_iter().collect()
+}
+
+/// The inverse of [`optional`]; `None` when `state` has more than one number.
+fn from_optional(state: &[Real]) -> Option<Option<Real>> {
+    match *state {
+        [] => Some(None),
+        [value] => Some(Some(value)),
+        _ => None,
+    }
 }
 
 /// Minimises Φ for (x̃, w, s, a) about `anchor` = x_n, starting from `guess` (or, with contact,
@@ -208,6 +234,21 @@ impl Integrator for Bdf2 {
         self.previous = Some((xn, vn));
         Ok(report)
     }
+
+    fn carried_state(&self) -> Vec<Real> {
+        let Some((x, v)) = &self.previous else { return Vec::new() };
+        x.iter().chain(v).flat_map(|p| [p.x, p.y, p.z]).collect()
+    }
+
+    fn restore_carried_state(&mut self, state: &[Real]) -> bool {
+        if !state.len().is_multiple_of(6) {
+            return false;
+        }
+        let points: Vec<Vec3> = state.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+        let (x, v) = points.split_at(points.len() / 2);
+        self.previous = (!state.is_empty()).then(|| (x.to_vec(), v.to_vec()));
+        true
+    }
 }
 
 /// Implicit midpoint: second order, symplectic, energy-conserving for quadratic energies.
@@ -316,6 +357,19 @@ impl Integrator for AlphaMethod {
         } else {
             "a1"
         }
+    }
+
+    fn carried_state(&self) -> Vec<Real> {
+        let mut state = vec![self.time];
+        state.extend(optional(self.target));
+        state
+    }
+
+    fn restore_carried_state(&mut self, state: &[Real]) -> bool {
+        let Some((&time, target)) = state.split_first() else { return false };
+        let Some(target) = from_optional(target) else { return false };
+        (self.time, self.target) = (time, target);
+        true
     }
 
     fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
@@ -508,6 +562,16 @@ impl Default for Blend {
 impl Integrator for Blend {
     fn name(&self) -> &'static str {
         "blend"
+    }
+
+    fn carried_state(&self) -> Vec<Real> {
+        optional(self.target)
+    }
+
+    fn restore_carried_state(&mut self, state: &[Real]) -> bool {
+        let Some(target) = from_optional(state) else { return false };
+        self.target = target;
+        true
     }
 
     fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError> {
