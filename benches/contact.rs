@@ -18,6 +18,8 @@
 //! spikes at about 0.05 s). A 50k sample takes about 6 s, plus about 12 s to build the scene
 //! outside the timing.
 //!
+//! `checkpoint`: taking and restoring a run's state in contact (`run --checkpoint-every`).
+//!
 //! Figures: docs/performance.md.
 //!
 //! Run: `cargo bench --bench contact` (one group: `cargo bench --bench contact -- spikes_scaling`)
@@ -193,5 +195,32 @@ fn spikes_scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, contact, spikes_scaling);
+/// A checkpoint's cost (`run --checkpoint-every`, `docs/checkpoints.md`): taking the state of a
+/// run in contact and putting it back into a simulation built from the same scene, with the
+/// state's size printed once per scene. The `reef-knot` at t = 0 is ACM's mesh (10 642 vertices,
+/// its ribbons not touching yet); `spikes` at 0.07 s has landed on its spikes (tens of thousands
+/// of pairs, layers active).
+fn checkpoint(c: &mut Criterion) {
+    let mut group = c.benchmark_group("checkpoint");
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    let grid = BroadPhaseKind::HashGrid { cell_size: None };
+    for (scene, warm) in [("sheet-on-sphere", 0.3), ("spikes", 0.07), ("reef-knot", 0.0)] {
+        let sim = scene_at(scene, grid, warm);
+        let mut into = scene_at(scene, grid, 0.0);
+        let state = sim.save_state().expect("a checkpoint");
+        let pairs = sim.avi().and_then(|a| a.contact()).map_or(0, |c| c.pair_count());
+        eprintln!(
+            "{scene} at {warm} s: {} vertices, {pairs} contact pairs, a state of {:.2} MB",
+            sim.model().vertices.len(),
+            state.len() as f64 / 1e6
+        );
+        group.bench_function(format!("{scene}_save"), |b| b.iter(|| sim.save_state().expect("a checkpoint")));
+        group.bench_function(format!("{scene}_restore"), |b| {
+            b.iter(|| into.restore_state(&state).expect("the same scene"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, contact, spikes_scaling, checkpoint);
 criterion_main!(benches);

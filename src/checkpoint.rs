@@ -167,7 +167,7 @@ pub fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Res
 }
 
 impl Checkpoint {
-    /// The file's bytes (the run layer writes them atomically to [`FILE_NAME`]).
+    /// The file's bytes (`output` writes them atomically to [`FILE_NAME`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>, CheckpointError> {
         let mut bytes = MAGIC.to_vec();
         encode(self, &mut bytes)?;
@@ -176,14 +176,10 @@ impl Checkpoint {
         Ok(bytes)
     }
 
-    /// Reads `dir/checkpoint.bin` and checks that it is complete and of this build.
-    pub fn read(dir: &Path) -> Result<Self, CheckpointError> {
-        let path = dir.join(FILE_NAME);
-        let bytes = std::fs::read(&path).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => CheckpointError::Missing { path: path.clone() },
-            _ => CheckpointError::Io { path: path.clone(), source },
-        })?;
-        let corrupt = |reason: &str| CheckpointError::Corrupt { path: path.clone(), reason: reason.to_string() };
+    /// The checkpoint in `bytes`, read from `path` (named in the errors), checked to be complete
+    /// and of this build.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let corrupt = |reason: &str| CheckpointError::Corrupt { path: path.to_path_buf(), reason: reason.to_string() };
         if bytes.len() < MAGIC.len() + 8 || !bytes.starts_with(MAGIC) {
             return Err(corrupt("it does not start as a checkpoint of this format does"));
         }
@@ -194,7 +190,7 @@ impl Checkpoint {
         let checkpoint: Checkpoint =
             postcard::from_bytes(&body[MAGIC.len()..]).map_err(|e| corrupt(&format!("it does not decode: {e}")))?;
         if checkpoint.build != build_id() {
-            return Err(CheckpointError::OtherBuild { path });
+            return Err(CheckpointError::OtherBuild { path: path.to_path_buf() });
         }
         Ok(checkpoint)
     }
@@ -230,20 +226,21 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let checkpoint = sample();
         std::fs::write(dir.path().join(FILE_NAME), checkpoint.to_bytes().expect("encoded")).expect("written");
-        assert_eq!(Checkpoint::read(dir.path()).expect("read"), checkpoint);
         let path = dir.path().join(FILE_NAME);
+        let read = |path: &Path| Checkpoint::from_bytes(path, &std::fs::read(path).expect("the file"));
+        assert_eq!(read(&path).expect("read"), checkpoint);
         let bytes = std::fs::read(&path).expect("the file");
         std::fs::write(&path, &bytes[..bytes.len() - 3]).expect("cut short");
-        let e = Checkpoint::read(dir.path()).unwrap_err().to_string();
+        let e = read(&path).unwrap_err().to_string();
         assert!(e.contains("not a complete checkpoint") && e.contains("checksum"), "{e}");
         let mut changed = bytes.clone();
         changed[20] ^= 1;
         std::fs::write(&path, &changed).expect("changed");
-        assert!(Checkpoint::read(dir.path()).unwrap_err().to_string().contains("checksum"));
+        assert!(read(&path).unwrap_err().to_string().contains("checksum"));
         std::fs::write(&path, b"not a checkpoint at all").expect("other");
-        assert!(Checkpoint::read(dir.path()).unwrap_err().to_string().contains("does not start"));
+        assert!(read(&path).unwrap_err().to_string().contains("does not start"));
         let other = Checkpoint { build: build_id() ^ 1, ..sample() };
         std::fs::write(&path, other.to_bytes().expect("encoded")).expect("written");
-        assert!(Checkpoint::read(dir.path()).unwrap_err().to_string().contains("another build"));
+        assert!(read(&path).unwrap_err().to_string().contains("another build"));
     }
 }

@@ -16,7 +16,7 @@
 //! ## The map (each layer uses only the layers above it; laws and full map: `docs/design.md`)
 //! | layer | modules | what |
 //! |---|---|---|
-//! | L0 | [`math`], [`error`], [`ids`], [`mesh`], [`interrupt`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ; the flag that stops a run after its current event |
+//! | L0 | [`math`], [`error`], [`ids`], [`mesh`], [`interrupt`], [`checkpoint`] | scalars and [`Time`](math::Time); handles; meshes, generators, OBJ; the flag that stops a run after its current event; the checkpoint file |
 //! | L1 | [`geometry`] | pure geometry: distances, closest points and gradients of the contact primitives; exact intersection predicates for the checker |
 //! | L2 | [`model`] | bodies and vertices `(x, v, t_last, mass)`; [`drift_to`](model::Vertices::drift_to) |
 //! | L3 | [`contact`], [`kds`] | penalty-layer laws η(l), r(l), h(l); separating-slab certificates on vague trajectories |

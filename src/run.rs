@@ -27,7 +27,8 @@ use crate::error::SimulationError;
 use crate::math::Compact;
 use crate::observe::Observer;
 use crate::output::{
-    check_output_dir, free_bytes, write_atomically, write_summary, FrameWriter, OutputError, RunStatus, Summary,
+    check_output_dir, free_bytes, read_checkpoint, write_checkpoint, write_summary, FrameWriter, OutputError,
+    RunStatus, Summary,
 };
 use crate::scene::{self, RunChoice, Scene};
 use crate::Simulation;
@@ -227,7 +228,7 @@ impl LoadedRun {
 /// A checkpoint that is damaged, of another build or of a changed scene is refused, and nothing
 /// in `dir` is changed.
 pub fn resume(dir: &Path) -> Result<ReadyRun, String> {
-    let checkpoint = Checkpoint::read(dir).map_err(|e| e.to_string())?;
+    let checkpoint = read_checkpoint(dir).map_err(|e| e.to_string())?;
     let request = &checkpoint.request;
     let mut run = RunRequest::new(&request.scene, dir);
     run.duration = request.duration;
@@ -266,11 +267,6 @@ impl Checkpoints {
     }
 }
 
-/// Writes `checkpoint` to `dir/checkpoint.bin`, replacing the last one atomically.
-fn write_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<(), String> {
-    let bytes = checkpoint.to_bytes().map_err(|e| e.to_string())?;
-    write_atomically(&dir.join(crate::checkpoint::FILE_NAME), &bytes).map_err(|e| e.to_string())
-}
 
 impl ReadyRun {
     /// Runs to the scene's duration, handing every event and frame to `observer` besides the
@@ -331,7 +327,6 @@ impl ReadyRun {
                     let checkpoint =
                         checkpoints.take(&self.simulation, self.writer.frames_written(), self.writer.contact_rows());
                     checkpoint
-                        .map_err(|e| e.to_string())
                         .and_then(|checkpoint| write_checkpoint(&self.out, &checkpoint))
                         .map_err(|e| SimulationError::Observer(format!("checkpoint: {e}").into()))?;
                     result?;

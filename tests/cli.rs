@@ -1312,3 +1312,45 @@ fn a_scene_that_cannot_fit_in_memory_is_refused_before_its_potentials_are_built(
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The frame files and `stats.csv` of a run, by relative path.
+fn frames_and_stats(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("frames"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files.push(("stats.csv".into(), fs::read(dir.join("stats.csv")).unwrap()));
+    files
+}
+
+#[test]
+fn a_run_killed_outright_resumes_from_its_last_checkpoint_to_the_files_of_a_run_never_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, straight) = (dir.path().join("killed"), dir.path().join("straight"));
+    let (killed_s, straight_s) = (killed.to_str().unwrap(), straight.to_str().unwrap());
+    let args = ["sheet-on-sphere", "--duration", "4", "--checkpoint-every", "0.2"];
+    let mut child = spawn(&[&["run", "--out", killed_s][..], &args[..]].concat());
+    wait_for(&killed.join("frames/frame_00010.obj"), &mut child);
+    // SIGKILL: no handler runs, nothing is flushed or cleaned up
+    child.kill().unwrap();
+    assert!(!child.wait().unwrap().success());
+    assert!(!killed.join("summary.json").exists(), "killed before its end");
+    let o = avicontact(&["resume", killed_s, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = avicontact(&["run", "sheet-on-sphere", "--out", straight_s, "--duration", "4", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(frames_and_stats(&killed) == frames_and_stats(&straight), "the resumed run's files differ");
+    let summary = fs::read_to_string(killed.join("summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"completed\""), "{summary}");
+    assert!(!killed.join("checkpoint.bin").exists(), "a completed run removes its checkpoint");
+
+    // nothing to resume: exit 2 with the reason
+    let o = avicontact(&["resume", straight_s]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no checkpoint"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = avicontact(&["run", "sheet-on-sphere", "--out", straight_s, "--checkpoint-every", "nan"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--checkpoint-every"));
+}

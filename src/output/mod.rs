@@ -21,6 +21,7 @@ pub use plot::{plot_comparison, plot_run, PlotError};
 pub use progress::{format_wall_seconds, grouped, progress_line, Progress, DEFAULT_PROGRESS_INTERVAL};
 pub use summary::{write_summary, RunStatus, Summary};
 
+use crate::checkpoint::{Checkpoint, CheckpointError};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -99,6 +100,23 @@ fn nearest_existing(dir: &Path) -> &Path {
     } else {
         existing
     }
+}
+
+/// Writes `checkpoint` to `dir/checkpoint.bin`, replacing the last one atomically.
+pub fn write_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
+    let path = dir.join(crate::checkpoint::FILE_NAME);
+    write_atomically(&path, &checkpoint.to_bytes()?)
+        .map_err(|e| CheckpointError::Io { path, source: std::io::Error::other(e.to_string()) })
+}
+
+/// Reads `dir/checkpoint.bin`, checked to be complete and of this build.
+pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, CheckpointError> {
+    let path = dir.join(crate::checkpoint::FILE_NAME);
+    let bytes = std::fs::read(&path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => CheckpointError::Missing { path: path.clone() },
+        _ => CheckpointError::Io { path: path.clone(), source },
+    })?;
+    Checkpoint::from_bytes(&path, &bytes)
 }
 
 /// Bytes free for this user on the disk that holds `dir` (or would hold it, once created), if
