@@ -145,13 +145,30 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// The identity of this build: a hash of the running executable's bytes (any change to the code,
-/// the compiler or the profile changes it), or 0 when the executable cannot be read.
+/// The identity of this build: a hash of the bytes of the file that holds this code (any change to
+/// the code, the compiler or the profile changes it): the executable, or the Python package's
+/// shared library; 0 when it cannot be read.
 pub fn build_id() -> u64 {
     static ID: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *ID.get_or_init(|| {
-        std::env::current_exe().and_then(std::fs::read).map_or(0, |bytes| hash_bytes(&bytes) ^ bytes.len() as u64)
+        own_file().and_then(|path| std::fs::read(path).ok()).map_or(0, |bytes| hash_bytes(&bytes) ^ bytes.len() as u64)
     })
+}
+
+/// The file this code was loaded from: on Linux the mapping of `/proc/self/maps` that holds this
+/// function (the executable, or a shared library loaded by Python), elsewhere the executable.
+fn own_file() -> Option<PathBuf> {
+    let here = own_file as fn() -> Option<PathBuf> as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let mapped = maps.lines().find_map(|line| {
+        // "start-end perms offset dev inode path"
+        let mut fields = line.split_whitespace();
+        let (start, end) = fields.next()?.split_once('-')?;
+        let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
+        let path = fields.nth(4)?;
+        (start <= here && here < end && path.starts_with('/')).then(|| PathBuf::from(path))
+    });
+    mapped.or_else(|| std::env::current_exe().ok())
 }
 
 /// Serializes `value` onto `out` (postcard).
@@ -219,6 +236,14 @@ mod tests {
             contact_rows: 0,
             state: vec![1, 2, 3, 255],
         }
+    }
+
+    #[test]
+    fn the_build_is_the_file_that_holds_this_code() {
+        // statically linked into the test executable
+        let canonical = |p: PathBuf| p.canonicalize().expect("an existing file");
+        assert_eq!(own_file().map(canonical), std::env::current_exe().ok().map(canonical));
+        assert_ne!(build_id(), 0);
     }
 
     #[test]

@@ -10,7 +10,8 @@ no energy drift. This package drives the Rust library from Python:
 >>> sim.positions().shape                        # (n, 3) float64, metres
 >>> sim.energy()["total"]                        # the numbers stats.csv prints, bit for bit
 
-``avicontact.run(scene, out)`` writes the files of ``avicontact run SCENE --out OUT``.
+``avicontact.run(scene, out)`` writes the files of ``avicontact run SCENE --out OUT``;
+``avicontact.resume(out)`` continues one started with ``checkpoint_every`` from its checkpoint.
 The scene format is docs/scene-format.md of the repository.
 """
 
@@ -20,8 +21,9 @@ from ._avicontact import (
     SimulationError,
     load,
     loads,
+    resume,
     run,
     scenes,
 )
 
-__all__ = ["SceneError", "Simulation", "SimulationError", "load", "loads", "run", "scenes"]
+__all__ = ["SceneError", "Simulation", "SimulationError", "load", "loads", "resume", "run", "scenes"]

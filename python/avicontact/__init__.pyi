@@ -81,10 +81,19 @@ def run(
     duration: Optional[float] = None,
     backend: Optional[str] = None,
     insist: bool = False,
+    checkpoint_every: Optional[float] = None,
 ) -> Dict[str, Any]:
     """Runs a scene into ``out`` as ``avicontact run SCENE --out OUT`` does and returns summary.json as a dict.
     Raises SceneError on bad input (nothing written), SimulationError when the run fails (what was written
-    stays, summary.json says "failed"), KeyboardInterrupt on Ctrl-C (summary.json says "interrupted")."""
+    stays, summary.json says "failed"), KeyboardInterrupt on Ctrl-C (summary.json says "interrupted").
+    With ``checkpoint_every`` (simulated seconds), as ``--checkpoint-every``: ``out/checkpoint.bin`` holds the
+    run's state at every multiple of it and at Ctrl-C, for ``resume(out)``."""
+
+def resume(out: _Path) -> Dict[str, Any]:
+    """Continues the run in ``out`` from ``out/checkpoint.bin`` as ``avicontact resume OUT`` does, to the files a
+    run never stopped writes, byte for byte, and returns summary.json as a dict. Raises SceneError when there is
+    no usable checkpoint (damaged, of another build or of a changed scene; nothing changed), and as ``run``
+    otherwise. A checkpoint resumes in the build that wrote it: the command line's or this package's."""
 
 def scenes() -> list[str]:
     """The names of the built-in scenes."""

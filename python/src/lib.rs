@@ -305,9 +305,11 @@ impl Simulation {
 }
 
 /// Runs a scene into `out` as `avicontact run SCENE --out OUT` does (frames, stats.csv,
-/// summary.json) and returns summary.json as a dict.
+/// summary.json) and returns summary.json as a dict. With `checkpoint_every`, as
+/// `--checkpoint-every`: `out/checkpoint.bin` at every multiple of it and on Ctrl-C, for
+/// [`resume`].
 #[pyfunction]
-#[pyo3(signature = (scene, out, duration = None, backend = None, insist = None))]
+#[pyo3(signature = (scene, out, duration = None, backend = None, insist = None, checkpoint_every = None))]
 fn run<'py>(
     py: Python<'py>,
     scene: &Bound<'py, PyAny>,
@@ -315,10 +317,12 @@ fn run<'py>(
     duration: Option<&Bound<'py, PyAny>>,
     backend: Option<&Bound<'py, PyAny>>,
     insist: Option<&Bound<'py, PyAny>>,
+    checkpoint_every: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let scene = path(scene, "scene")?.to_string_lossy().into_owned();
     let out = path(out, "out")?;
     let duration = duration.map(|d| seconds(d, "duration")).transpose()?;
+    let checkpoint_every = checkpoint_every.map(|d| seconds(d, "checkpoint_every")).transpose()?;
     let backend = backend.map(|b| text(b, "backend")).transpose()?;
     let insist = match insist {
         None => false,
@@ -328,9 +332,24 @@ fn run<'py>(
     request.duration = duration;
     request.backend = backend.as_deref();
     request.insist = insist;
+    request.checkpoint_every = checkpoint_every;
     let loaded = py.detach(|| request.load()).map_err(SceneError::new_err)?;
     warn_all(py, &loaded.scene)?;
     let ready = py.detach(|| loaded.build()).map_err(SceneError::new_err)?;
+    carry_out(py, ready)
+}
+
+/// Continues the run in `out` from its checkpoint, as `avicontact resume OUT` does, and returns
+/// summary.json as a dict.
+#[pyfunction]
+fn resume<'py>(py: Python<'py>, out: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let out = path(out, "out")?;
+    let ready = py.detach(|| avicontact::run::resume(Path::new(&out))).map_err(SceneError::new_err)?;
+    carry_out(py, ready)
+}
+
+/// Runs `ready` to its end with Ctrl-C heard, and returns summary.json as a dict or the error.
+fn carry_out<'py>(py: Python<'py>, ready: avicontact::run::ReadyRun) -> PyResult<Bound<'py, PyAny>> {
     let interrupt = ready.simulation.interrupt().clone();
     let finished = interruptible(py, &interrupt, || ready.execute(&mut ()));
     let summary = serde_json::to_string(&finished.summary).expect("the summary serialises");
@@ -354,6 +373,7 @@ fn _avicontact(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(resume, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add("SceneError", m.py().get_type::<SceneError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

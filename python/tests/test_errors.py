@@ -104,3 +104,32 @@ def test_ctrl_c_stops_run_and_summary_says_interrupted(tmp_path):
     summary = json.loads((out_dir / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["signal"] == "SIGINT"
     assert (out_dir / "stats.csv").read_text().count("\n") == summary["frames"] + 1
+
+
+def test_a_run_stopped_by_ctrl_c_resumes_from_its_checkpoint_to_the_files_of_one_never_stopped(tmp_path):
+    script = tmp_path / "checkpointed_run.py"
+    out_dir, straight = tmp_path / "out", tmp_path / "straight"
+    script.write_text(textwrap.dedent(f"""
+        import avicontact
+        print("ready", flush=True)
+        try:
+            avicontact.run("sheet-on-sphere", {str(out_dir)!r}, duration=6.0, checkpoint_every=0.5)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """))
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    import time
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert out.strip() == "interrupted"
+    assert (out_dir / "checkpoint.bin").is_file(), "a checkpoint at the interruption"
+    summary = avicontact.resume(out_dir)
+    assert summary["status"] == "completed" and summary["frames"] == 181
+    assert not (out_dir / "checkpoint.bin").exists(), "a completed run removes its checkpoint"
+    avicontact.run("sheet-on-sphere", straight, duration=6.0)
+    for name in ["stats.csv", "frames/frame_00000.obj", "frames/frame_00090.obj", "frames/frame_00180.obj"]:
+        assert (out_dir / name).read_bytes() == (straight / name).read_bytes(), name
+    with pytest.raises(avicontact.SceneError, match="no checkpoint"):
+        avicontact.resume(out_dir)
