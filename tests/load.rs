@@ -63,36 +63,10 @@ fn a_load_gives_a_free_sheet_the_impulse_of_its_schedule() {
     assert!(checked >= 7, "the load acted on {checked} frames");
 }
 
-/// A ribbon hanging from its top edge under gravity, its lowest vertex pulled aside.
-const HANGING_RIBBON: &str = r#"
-[simulation]
-duration = 1.0
-frame_rate = 20.0
-gravity = [0.0, 0.0, -9.8]
-[sync]
-integrator = "implicit-midpoint"
-timestep = 0.002
-[[load]]
-body = "ribbon"
-vertices = [0]
-force = [0.02, 0.01, 0.0]
-start = 0.05
-ramp = 0.2
-[[body]]
-name = "ribbon"
-kind = "shell"
-mesh = { generator = "grid", size = [0.1, 0.3], resolution = [3, 9] }
-transform = { rotate_deg = [90.0, 0.0, 0.0] }
-density = 0.1
-stretching = 100.0
-bending = 0.0001
-fixed = [24, 25, 26]
-"#;
-
 #[test]
 fn a_load_s_work_is_booked_as_external_work_on_both_backends() {
     for (backend, sync) in [("avi", false), ("sync", true)] {
-        let rows = run(HANGING_RIBBON, sync, 0.6);
+        let rows = run(common::HANGING_RIBBON, sync, 0.6);
         common::assert_ledger_closes(&rows, 0.01, 1e-5, &format!("{backend}: a load on the ribbon"));
     }
 }

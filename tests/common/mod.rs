@@ -170,3 +170,30 @@ pub fn coarse_spikes(pull: &str) -> String {
     assert!(text.contains("[6, 16]") && text.contains("[90, 91") && text.contains(pull), "the scene changed");
     text
 }
+
+/// A ribbon hanging from its top edge under gravity, its lowest vertex pulled aside by a ramped
+/// `[[load]]` (`tests/load.rs`, `tests/checkpoint.rs`).
+pub const HANGING_RIBBON: &str = r#"
+[simulation]
+duration = 1.0
+frame_rate = 20.0
+gravity = [0.0, 0.0, -9.8]
+[sync]
+integrator = "implicit-midpoint"
+timestep = 0.002
+[[load]]
+body = "ribbon"
+vertices = [0]
+force = [0.02, 0.01, 0.0]
+start = 0.05
+ramp = 0.2
+[[body]]
+name = "ribbon"
+kind = "shell"
+mesh = { generator = "grid", size = [0.1, 0.3], resolution = [3, 9] }
+transform = { rotate_deg = [90.0, 0.0, 0.0] }
+density = 0.1
+stretching = 100.0
+bending = 0.0001
+fixed = [24, 25, 26]
+"#;
