@@ -583,7 +583,7 @@ impl PhantomMeshes {
         // left in `scratch.x` at this body's vertices; other bodies touch only theirs); they book
         // what they took
         let mut local = Vec::new();
-        for p in b.potentials.iter_mut().filter(|p| p.is_dissipative()) {
+        for p in b.potentials.iter_mut().filter(|p| p.is_dissipative() || p.is_plastic()) {
             gather(p.stencil(), &scratch.x, &mut local);
             ledger.dissipated += p.end_tick(&local);
         }

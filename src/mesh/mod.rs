@@ -7,6 +7,7 @@
 mod generators;
 mod knots;
 mod obj;
+mod solids;
 mod spline;
 mod tet;
 mod topology;
@@ -15,6 +16,7 @@ pub use generators::{
     box_surface, cylinder, grid, hat, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep,
     MAX_VERTICES,
 };
+pub use solids::{platonic, torus, Platonic};
 pub use knots::{knot, knot_centre_lines, overhand_control_points, reef_centre_lines, KnotShape};
 pub use obj::{parse_obj, read_obj, ObjError};
 pub use spline::catmull_rom;

@@ -32,6 +32,15 @@
 //! discrete-shells hinge unchanged; a crushed triangle carries less bending energy, its weight
 //! falling as its area squared.
 //!
+//! **Plastic hinges** (ACM §8's trash compactor, after Bergou, Mathur, Wardetzky & Grinspun 2007,
+//! "TRACKS", whose shells crush by updating their rest shape). With a yield angle θ_y
+//! ([`Hinge::with_yield`]), a hinge bent further than θ_y from its rest angle yields at the end of
+//! its tick: θ̄ moves toward θ until |θ − θ̄| = θ_y (perfect plasticity, no hardening). The kick of
+//! that tick used the old θ̄, the next one uses the new: the trajectory stays a variational
+//! integrator's between yields, and at a yield the elastic energy the hinge loses, E(x; θ̄_old) −
+//! E(x; θ̄_new) ≥ 0 at the tick's positions, is booked as dissipated (plastic work), so the energy
+//! ledger closes. Angles and areas are invariant under rigid motions, so momentum is kept exactly.
+//!
 //! The gradient uses the closed form of ∇θ (Bridson, Marino & Fedkiw 2003, "Simulation of clothing
 //! with folds and wrinkles", §4; Tamstorf & Grinspun 2013, "Discrete bending forces and their
 //! Jacobians"):
@@ -82,6 +91,9 @@ pub struct Hinge {
     shape_factor: Real,
     /// κ‖n̄₁‖ and κ‖n̄₂‖: twice the wings' rest areas, times [`AREA_KNEE`], m².
     knee_norms: [Real; 2],
+    /// The yield angle θ_y, rad: bent further than this from θ̄, the hinge yields (module docs);
+    /// `None`: elastic.
+    yield_angle: Option<Real>,
 }
 
 impl Hinge {
@@ -104,7 +116,20 @@ impl Hinge {
             rest_angle: angle_generic(&rest_positions),
             shape_factor: 3.0 * edge * edge / (a1 + a2),
             knee_norms: [2.0 * a1 * AREA_KNEE, 2.0 * a2 * AREA_KNEE],
+            yield_angle: None,
         })
+    }
+
+    /// The hinge made plastic: bent further than `yield_angle` (rad, > 0) from its rest angle, it
+    /// yields (module docs).
+    pub fn with_yield(mut self, yield_angle: Real) -> Self {
+        self.yield_angle = Some(yield_angle);
+        self
+    }
+
+    /// The yield angle θ_y, rad, if the hinge is plastic.
+    pub fn yield_angle(&self) -> Option<Real> {
+        self.yield_angle
     }
 
     /// Bending stiffness k, J.
@@ -235,6 +260,44 @@ impl Potential for Hinge {
         Some(hessian_of::<12>(x, |x| self.energy_generic(x)))
     }
 
+    /// A plastic hinge yields here: θ̄ moves to within θ_y of θ at the tick's positions `x`; the
+    /// elastic energy that takes out is returned, booked as dissipated (module docs).
+    fn end_tick(&mut self, x: &[Vec3]) -> Real {
+        let Some(limit) = self.yield_angle else { return 0.0 };
+        let d = angle_generic(x) - self.rest_angle;
+        let d = d - (d / TAU).round() * TAU;
+        if d.abs() <= limit {
+            return 0.0;
+        }
+        let before = self.energy_generic(x);
+        let rest = self.rest_angle + d - limit.copysign(d);
+        // kept in (−π, π], as the angle is
+        self.rest_angle = rest - ((rest / TAU).round() * TAU);
+        (before - self.energy_generic(x)).max(0.0)
+    }
+
+    fn is_plastic(&self) -> bool {
+        self.yield_angle.is_some()
+    }
+
+    fn tick_state(&self) -> Vec<Real> {
+        match self.yield_angle {
+            Some(_) => vec![self.rest_angle],
+            None => Vec::new(),
+        }
+    }
+
+    fn restore_tick_state(&mut self, state: &[Real]) -> bool {
+        match (self.yield_angle, state) {
+            (None, []) => true,
+            (Some(_), &[rest]) => {
+                self.rest_angle = rest;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// 2k·c·g₁g₂ ∇θ ∇θᵀ (E = k·c·(θ − θ̄)²·g₁g₂, the softening factors held fixed): the
     /// closed-form ∂θ/∂x, no automatic differentiation.
     fn gauss_newton_hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
@@ -251,6 +314,39 @@ impl Potential for Hinge {
 mod tests {
     use super::*;
     use std::f64::consts::FRAC_PI_2;
+
+    #[test]
+    fn a_plastic_hinge_yields_beyond_its_yield_angle_and_books_the_energy_it_loses() {
+        let rest = hinge(0.0);
+        let mut h = Hinge::new(ids(), rest, 2.0).unwrap().with_yield(0.2);
+        let mut elastic = h.clone();
+        elastic.yield_angle = None;
+        // within the yield angle: nothing changes
+        let x = hinge(0.15);
+        assert_eq!(h.end_tick(&x), 0.0);
+        assert_eq!(h.rest_angle(), 0.0);
+        // beyond it: the rest angle follows to within 0.2 rad, the energy lost is booked
+        let x = hinge(0.7);
+        let theta = h.angle(&x);
+        let before = h.energy(&x);
+        let booked = h.end_tick(&x);
+        let expected = theta - 0.2_f64.copysign(theta);
+        assert!((h.rest_angle() - expected).abs() < 1e-12, "θ̄ = {}, θ = {theta}", h.rest_angle());
+        assert!((booked - (before - h.energy(&x))).abs() < 1e-15 && booked > 0.0, "{booked}");
+        assert!((h.energy(&x) / elastic.energy(&hinge(0.2)) - 1.0).abs() < 1e-9, "left at the yield surface");
+        // bent back past the other side it yields the other way; an elastic hinge never does
+        let x = hinge(-0.1);
+        let (theta, before) = (h.angle(&x), h.rest_angle());
+        assert!(h.end_tick(&x) > 0.0);
+        assert!((h.rest_angle() - (theta - 0.2_f64.copysign(theta - before))).abs() < 1e-12);
+        assert_eq!(elastic.end_tick(&hinge(2.0)), 0.0);
+        assert_eq!(elastic.rest_angle(), 0.0);
+        // its rest angle is its state in a checkpoint
+        let mut copy = Hinge::new(ids(), rest, 2.0).unwrap().with_yield(0.2);
+        assert!(copy.restore_tick_state(&h.tick_state()));
+        assert_eq!(copy.rest_angle(), h.rest_angle());
+        assert!(!elastic.restore_tick_state(&[0.1]) && elastic.tick_state().is_empty());
+    }
 
     fn ids() -> [VertexId; 4] {
         [VertexId(0), VertexId(1), VertexId(2), VertexId(3)]

@@ -140,6 +140,13 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// other potential.
     fn set_time(&mut self, _t: Real) {}
 
+    /// True for a potential whose rest shape yields at the end of its ticks (a plastic
+    /// [`Hinge`]): [`Potential::end_tick`] then returns the elastic energy the yield takes out,
+    /// on every backend.
+    fn is_plastic(&self) -> bool {
+        false
+    }
+
     /// What the potential changes as its clock ticks, as numbers, for a checkpoint
     /// (`docs/checkpoints.md`): a damper's strain window, a varying external force's present
     /// value. Empty (the default) for potentials that are functions of positions alone.

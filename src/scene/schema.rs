@@ -372,6 +372,29 @@ pub enum Generator {
         #[serde(default)]
         twist: f64,
     },
+    /// A platonic solid with flat faces, subdivided (the trash compactor's, ACM §8).
+    Platonic {
+        /// `"tetrahedron"`, `"cube"`, `"octahedron"`, `"dodecahedron"` or `"icosahedron"`.
+        solid: String,
+        /// Circumradius, m.
+        radius: f64,
+        /// Times each triangle is split into 4 (default 0).
+        #[serde(default)]
+        subdivisions: u32,
+    },
+    /// A torus about z (the trash compactor's, ACM §8).
+    Torus {
+        /// Radius of the ring, m.
+        major: f64,
+        /// Radius of the tube, m.
+        minor: f64,
+        /// Vertices around the ring (default 16).
+        #[serde(default = "sixteen")]
+        segments: u32,
+        /// Vertices around the tube (default 8).
+        #[serde(default = "eight")]
+        sides: u32,
+    },
     /// The spiked plate of report §8.6 (obstacles): a square plate with `count × count` sliver
     /// spikes.
     Spikes {
@@ -425,6 +448,10 @@ fn two() -> u32 {
 
 fn three() -> u32 {
     3
+}
+
+fn eight() -> u32 {
+    8
 }
 
 fn sixteen() -> u32 {

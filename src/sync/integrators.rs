@@ -133,15 +133,21 @@ fn minimize_stage(
 }
 
 /// Ends a step for the damping potentials: the work of each dissipation function at the
-/// evaluation positions `y` (2·D(y)), then `y` becomes their reference for the next step.
+/// evaluation positions `y` (2·D(y)), then `y` becomes their reference for the next step; and
+/// for plastic hinges, which yield at `y` and book the energy that takes out
+/// ([`crate::potential::Hinge`]).
 fn finish_damping(potentials: &mut [Box<dyn Potential>], y: &[Vec3]) -> Real {
     let mut local = Vec::new();
     let mut dissipated = 0.0;
-    for p in potentials.iter_mut().filter(|p| p.is_dissipative()) {
+    for p in potentials.iter_mut().filter(|p| p.is_dissipative() || p.is_plastic()) {
         gather(p.stencil(), y, &mut local);
-        dissipated += 2.0 * p.energy(&local);
-        // the AVI's windowed booking; a step books 2·D(y) above instead
-        let _ = p.end_tick(&local);
+        if p.is_dissipative() {
+            dissipated += 2.0 * p.energy(&local);
+            // the AVI's windowed booking; a step books 2·D(y) above instead
+            let _ = p.end_tick(&local);
+        } else {
+            dissipated += p.end_tick(&local);
+        }
     }
     dissipated
 }

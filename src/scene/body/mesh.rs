@@ -69,6 +69,19 @@ pub(super) fn load_mesh(
                 let strip = mesh::Sweep { width: *width, segments: *segments, across: *across, twist_deg: *twist };
                 generated(mesh::knot(shape, *size, *tail, &strip))?
             }
+            Generator::Platonic { solid, radius, subdivisions } => {
+                let Some(solid) = mesh::Platonic::from_name(solid) else {
+                    let names: Vec<&str> = mesh::Platonic::NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(ctx.err(
+                        format!("{key}.solid"),
+                        format!("unknown platonic solid \"{solid}\"; use {}", quoted_or(&names)),
+                    ));
+                };
+                generated(mesh::platonic(solid, *radius, *subdivisions))?
+            }
+            Generator::Torus { major, minor, segments, sides } => {
+                generated(mesh::torus(*major, *minor, *segments, *sides))?
+            }
             Generator::Spikes { size, count, height, apex_deg } => {
                 generated(mesh::spikes(*size, *count, *height, *apex_deg))?
             }

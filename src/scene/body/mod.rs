@@ -606,8 +606,8 @@ mod tests {
         assert_eq!(
             offered("shell"),
             format!(
-                "mesh, density, stretching, poisson_ratio, bending, stretch_damping, bend_damping, inextensible, \
-                 stretch_period, bend_period, damping_period, integration, {motion}"
+                "mesh, density, stretching, poisson_ratio, bending, stretch_damping, bend_damping, bending_yield, \
+                 inextensible, stretch_period, bend_period, damping_period, integration, {motion}"
             )
         );
         assert_eq!(

@@ -35,6 +35,8 @@ pub(super) struct ShellBody {
     stretch_damping: Option<f64>,
     /// Viscous damping of the bending-angle rate.
     bend_damping: Option<f64>,
+    /// Yield angle of plastic hinges, rad (none: elastic).
+    bending_yield: Option<f64>,
     /// Inextensibility slack s in (0, 1) (ACM §7; AVI with `[contact]`).
     inextensible: Option<f64>,
     /// Clock period of the membranes, s (default: stable estimate).
@@ -137,6 +139,25 @@ impl BodySpec for ShellBody {
             ctx.non_negative(place, "stretch_damping", self.stretch_damping, "damping coefficients are ≥ 0")?;
         let bend_damping =
             ctx.non_negative(place, "bend_damping", self.bend_damping, "damping coefficients are ≥ 0")?;
+        let bending_yield = match self.bending_yield {
+            None => None,
+            Some(y) if y.is_finite() && y > 0.0 => Some(y),
+            Some(y) => {
+                return Err(ctx.err(
+                    format!("{place}.bending_yield"),
+                    format!(
+                        "must be a finite angle in radians > 0 (the hinges yield beyond it), got {}",
+                        Compact(y)
+                    ),
+                ))
+            }
+        };
+        if bending_yield.is_some() && bending == 0.0 {
+            return Err(ctx.err(
+                format!("{place}.bending_yield"),
+                "plastic hinges need `bending` > 0: give the hinge stiffness, or remove bending_yield".to_string(),
+            ));
+        }
         let stretch_period = ctx.period(place, "stretch_period", self.stretch_period, body.common_period)?;
         let bend_period = ctx.period(place, "bend_period", self.bend_period, body.common_period)?;
         let damping_period = ctx.period(place, "damping_period", self.damping_period, body.common_period)?;
@@ -171,6 +192,10 @@ impl BodySpec for ShellBody {
                     forces.push(ForceSpec::new(Box::new(d), damping_period));
                 }
                 if bending > 0.0 {
+                    let h = match bending_yield {
+                        Some(y) => h.with_yield(y),
+                        None => h,
+                    };
                     forces.push(ForceSpec::new(Box::new(h), bend_period));
                 }
             }
