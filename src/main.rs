@@ -138,6 +138,9 @@ enum Command {
         /// Draw every N-th frame (the first always), for a shorter animation.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
         every: u64,
+        /// Leave these bodies out, by name (comma-separated), e.g. a floor that dwarfs the scene.
+        #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+        hide: Vec<String>,
     },
 }
 
@@ -183,10 +186,16 @@ fn main() -> ExitCode {
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),
         Command::Scenes => cli::scenes::scenes(),
-        Command::Render { dir, out, view, size, every } => cli::render::render(
+        Command::Render { dir, out, view, size, every, hide } => cli::render::render(
             &dir,
             out.as_deref(),
-            &RenderOptions { view, width: size.0, height: size.1, every: usize::try_from(every).unwrap_or(usize::MAX) },
+            &RenderOptions {
+                view,
+                width: size.0,
+                height: size.1,
+                every: usize::try_from(every).unwrap_or(usize::MAX),
+                hide,
+            },
         ),
     }
 }

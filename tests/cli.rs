@@ -1258,6 +1258,17 @@ fn render_draws_a_run_s_frames_as_png_and_gif_with_the_body_where_it_projects() 
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(fs::read(again.join("animation.gif")).unwrap(), gif);
     assert_eq!(fs::read(again.join("frame_00000.png")).unwrap(), fs::read(&pngs[0]).unwrap());
+
+    // --hide: a body left out is not drawn; one the frames do not have is bad input
+    let hidden = dir.path().join("hidden");
+    let args = ["render", out.to_str().unwrap(), "--size", "160x120", "--out", hidden.to_str().unwrap()];
+    let o = avicontact(&[&args[..], &["--hide", "sheet"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no body named \"sheet\" in the frames; they have cloth"));
+    let o = avicontact(&[&args[..], &["--hide", "cloth"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let empty = decode_png(&fs::read(hidden.join("frame_00000.png")).unwrap()).unwrap();
+    assert_eq!(empty.pixel(p.x as u32, p.y as u32).unwrap(), empty.pixel(0, 0).unwrap(), "the cloth is left out");
 }
 
 #[test]

@@ -144,6 +144,41 @@ impl FrameMesh {
         Ok(m)
     }
 
+    /// The frame without the bodies named in `names`: their vertices, triangles and edges
+    /// removed, the others' indices shifted down.
+    pub(crate) fn without(self, names: &[String]) -> FrameMesh {
+        if names.is_empty() {
+            return self;
+        }
+        let mut kept = FrameMesh::default();
+        // where each vertex of the frame went, if kept
+        let mut new_index: Vec<Option<usize>> = vec![None; self.positions.len()];
+        for (b, body) in self.bodies.iter().enumerate() {
+            let next = self.bodies.get(b + 1);
+            let vertices = body.first_vertex..next.map_or(self.positions.len(), |n| n.first_vertex);
+            let triangles = body.first_triangle..next.map_or(self.triangles.len(), |n| n.first_triangle);
+            let edges = body.first_edge..next.map_or(self.edges.len(), |n| n.first_edge);
+            if names.contains(&body.name) {
+                continue;
+            }
+            kept.bodies.push(FrameBody {
+                name: body.name.clone(),
+                first_vertex: kept.positions.len(),
+                first_triangle: kept.triangles.len(),
+                first_edge: kept.edges.len(),
+            });
+            for v in vertices {
+                new_index[v] = Some(kept.positions.len());
+                kept.positions.push(self.positions[v]);
+            }
+            // a body's faces and lines use its own vertices (the frame writer's layout)
+            let at = |i: usize| new_index[i].expect("a kept body's element uses kept vertices");
+            kept.triangles.extend(self.triangles[triangles].iter().map(|t| t.map(at)));
+            kept.edges.extend(self.edges[edges].iter().map(|e| e.map(at)));
+        }
+        kept
+    }
+
     /// The index of the body that owns vertex `v` (the last whose first vertex is at or before it).
     pub(crate) fn body_of_vertex(&self, v: usize) -> usize {
         self.bodies.iter().rposition(|b| b.first_vertex <= v).unwrap_or(0)
@@ -178,6 +213,15 @@ pub(crate) fn parse_particles(text: &str) -> Result<Vec<(Vec3, f64)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_without_a_body_keeps_the_others_whole() {
+        let text = "o floor\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no sheet\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 4 5 6\n\
+                    o chain\nv 0 0 2\nv 1 0 2\nl 7 8\n";
+        let m = FrameMesh::parse(text).unwrap().without(&["floor".to_string()]);
+        let expected = FrameMesh::parse("o sheet\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 1 2 3\no chain\nv 0 0 2\nv 1 0 2\nl 4 5\n");
+        assert_eq!(m, expected.unwrap());
+    }
 
     #[test]
     fn a_frame_holds_its_bodies_triangles_and_chain_edges() {

@@ -45,7 +45,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// How `render` draws.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RenderOptions {
     /// Where the camera looks from.
     pub view: View,
@@ -55,12 +55,15 @@ pub struct RenderOptions {
     pub height: u32,
     /// Draw every `every`-th frame (1: all), starting with the first.
     pub every: usize,
+    /// Bodies left out of the pictures and of the camera's fit, by name (a floor or walls that
+    /// hide what happens, or dwarf it).
+    pub hide: Vec<String>,
 }
 
 impl Default for RenderOptions {
     /// The default view, 640 × 480 pixels, every frame.
     fn default() -> Self {
-        RenderOptions { view: View::default(), width: 640, height: 480, every: 1 }
+        RenderOptions { view: View::default(), width: 640, height: 480, every: 1, hide: Vec::new() }
     }
 }
 
@@ -129,6 +132,7 @@ impl From<OutputError> for RenderError {
 pub fn render_run(dir: &Path, out: Option<&Path>, options: &RenderOptions) -> Result<RenderReport, RenderError> {
     check_options(options)?;
     let frames = list_frames(dir)?;
+    check_hidden(&frames, options)?;
     let survey = Survey::of(&frames, options)?;
     let camera = Camera::fit(&options.view, &survey.extent, options.width, options.height);
     let out = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("render"));
@@ -146,7 +150,7 @@ pub fn render_run(dir: &Path, out: Option<&Path>, options: &RenderOptions) -> Re
         GifWriter::new(gif_file.writer(), options.width, options.height, delay).map_err(write_error(&animation))?;
     let mut images = Vec::new();
     for frame in frames.iter().step_by(options.every) {
-        let (mesh, particles) = frame.read()?;
+        let (mesh, particles) = frame.read(&options.hide)?;
         let triangles = survey.picture(&mesh, &particles, &camera);
         let image = raster::draw(&triangles, BACKGROUND.to_u8(), options.width, options.height).ok_or_else(|| {
             RenderError::Input { path: dir.to_path_buf(), message: "the image is too large to allocate".into() }
@@ -193,10 +197,26 @@ struct FrameFiles {
 }
 
 impl FrameFiles {
-    fn read(&self) -> Result<(FrameMesh, Particles), RenderError> {
-        let mesh = self.mesh.as_deref().map(FrameMesh::read).transpose()?.unwrap_or_default();
+    /// The frame's mesh (without the bodies named in `hide`) and particles.
+    fn read(&self, hide: &[String]) -> Result<(FrameMesh, Particles), RenderError> {
+        let mesh = self.mesh.as_deref().map(FrameMesh::read).transpose()?.unwrap_or_default().without(hide);
         let particles = self.particles.as_deref().map(read_particles).transpose()?.unwrap_or_default();
         Ok((mesh, particles))
+    }
+}
+
+/// Refuses to hide a body the frames do not have (a typo would otherwise hide nothing), naming
+/// those they have.
+fn check_hidden(frames: &[FrameFiles], options: &RenderOptions) -> Result<(), RenderError> {
+    let Some(first) = frames.first().filter(|_| !options.hide.is_empty()) else { return Ok(()) };
+    let (mesh, _) = first.read(&[])?;
+    let names: Vec<&str> = mesh.bodies.iter().map(|b| b.name.as_str()).collect();
+    match options.hide.iter().find(|h| !names.contains(&h.as_str())) {
+        None => Ok(()),
+        Some(missing) => Err(RenderError::Input {
+            path: first.mesh.clone().unwrap_or_default(),
+            message: format!("--hide: no body named \"{missing}\" in the frames; they have {}", names.join(", ")),
+        }),
     }
 }
 
@@ -299,7 +319,7 @@ impl Survey {
         let mut moved: Vec<bool> = Vec::new();
         let mut particles_moved = false;
         for frame in frames {
-            let (mesh, particles) = frame.read()?;
+            let (mesh, particles) = frame.read(&options.hide)?;
             extents.resize(extents.len().max(mesh.bodies.len() + 1), Extent::default());
             for (v, p) in mesh.positions.iter().enumerate() {
                 extents[mesh.body_of_vertex(v)].grow(&basis.coordinates(p), 0.0);
@@ -546,7 +566,7 @@ mod tests {
     fn a_known_scene_has_its_body_where_its_geometry_projects_and_background_elsewhere() {
         let dir = run_dir(3);
         let options =
-            RenderOptions { view: View { azimuth_deg: 0.0, elevation_deg: 90.0 }, width: 200, height: 160, every: 1 };
+            RenderOptions { view: View { azimuth_deg: 0.0, elevation_deg: 90.0 }, width: 200, height: 160, every: 1, hide: Vec::new() };
         let report = render_run(dir.path(), None, &options).unwrap();
         assert_eq!(report.images.len(), 3);
         assert_eq!(report.out, dir.path().join("render"));
