@@ -97,18 +97,10 @@ pub fn grid(size: [Real; 2], resolution: [u32; 2]) -> Result<TriMesh, GeneratorE
     Ok(TriMesh { positions, triangles })
 }
 
-/// A sphere of `radius` centred at the origin: an icosahedron subdivided `subdivisions` times,
-/// vertices projected to the sphere (outward-facing triangles).
-pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorError> {
-    positive("radius", radius)?;
-    if subdivisions > 7 {
-        return Err(GeneratorError {
-            key: "subdivisions",
-            message: format!("must be at most 7 (327 682 vertices), got {subdivisions}"),
-        });
-    }
+/// The icosahedron's 12 vertices (on the unit sphere) and 20 outward-facing faces.
+pub(super) fn icosahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let p = (1.0 + 5f64.sqrt()) / 2.0;
-    let mut positions: Vec<Vec3> = [
+    let corners = [
         [-1.0, p, 0.0],
         [1.0, p, 0.0],
         [-1.0, -p, 0.0],
@@ -121,11 +113,8 @@ pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorEr
         [p, 0.0, 1.0],
         [-p, 0.0, -1.0],
         [-p, 0.0, 1.0],
-    ]
-    .iter()
-    .map(|v| Vec3::from(*v).normalize())
-    .collect();
-    let mut triangles: Vec<[u32; 3]> = vec![
+    ];
+    let faces = vec![
         [0, 11, 5],
         [0, 5, 1],
         [0, 1, 7],
@@ -147,22 +136,41 @@ pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorEr
         [8, 6, 7],
         [9, 8, 1],
     ];
+    (corners.iter().map(|c| Vec3::from(*c).normalize()).collect(), faces)
+}
+
+/// Splits every triangle into four at its edges' midpoints (one new vertex per edge, placed at
+/// `place(midpoint)`: the midpoint itself for a flat face, projected for a sphere), appending the
+/// new vertices to `positions`; returns the new triangles, oriented as the old.
+pub(super) fn subdivide(positions: &mut Vec<Vec3>, triangles: &[[u32; 3]], place: impl Fn(Vec3) -> Vec3) -> Vec<[u32; 3]> {
+    let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut mid = |a: u32, b: u32, positions: &mut Vec<Vec3>| -> u32 {
+        *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {
+            positions.push(place((positions[a as usize] + positions[b as usize]) * 0.5));
+            (positions.len() - 1) as u32
+        })
+    };
+    let mut next = Vec::with_capacity(triangles.len() * 4);
+    for &[a, b, c] in triangles {
+        let (ab, bc, ca) = (mid(a, b, positions), mid(b, c, positions), mid(c, a, positions));
+        next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+    }
+    next
+}
+
+/// A sphere of `radius` centred at the origin: an icosahedron subdivided `subdivisions` times,
+/// vertices projected to the sphere (outward-facing triangles).
+pub fn icosphere(radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorError> {
+    positive("radius", radius)?;
+    if subdivisions > 7 {
+        return Err(GeneratorError {
+            key: "subdivisions",
+            message: format!("must be at most 7 (327 682 vertices), got {subdivisions}"),
+        });
+    }
+    let (mut positions, mut triangles) = icosahedron();
     for _ in 0..subdivisions {
-        let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut mid = |a: u32, b: u32, positions: &mut Vec<Vec3>| -> u32 {
-            *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                positions.push(((positions[a as usize] + positions[b as usize]) * 0.5).normalize());
-                (positions.len() - 1) as u32
-            })
-        };
-        let mut next = Vec::with_capacity(triangles.len() * 4);
-        for [a, b, c] in triangles {
-            let ab = mid(a, b, &mut positions);
-            let bc = mid(b, c, &mut positions);
-            let ca = mid(c, a, &mut positions);
-            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
-        }
-        triangles = next;
+        triangles = subdivide(&mut positions, &triangles, |p| p.normalize());
     }
     for x in &mut positions {
         *x *= radius;

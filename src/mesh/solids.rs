@@ -6,10 +6,9 @@
 //! start at rest angle 0 and those on its edges at the solid's dihedral angle, and a plastic shell
 //! ([`crate::potential::Hinge::with_yield`]) crushes along both.
 
-use super::generators::GeneratorError;
+use super::generators::{icosahedron, subdivide, GeneratorError};
 use super::TriMesh;
 use crate::math::{Compact, Real, Vec3};
-use std::collections::HashMap;
 use std::f64::consts::TAU;
 
 /// The five platonic solids.
@@ -41,48 +40,6 @@ impl Platonic {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, s)| s)
     }
-}
-
-/// The icosahedron's 12 vertices (on the unit sphere) and 20 faces.
-fn icosahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let p = (1.0 + 5f64.sqrt()) / 2.0;
-    let corners = [
-        [-1.0, p, 0.0],
-        [1.0, p, 0.0],
-        [-1.0, -p, 0.0],
-        [1.0, -p, 0.0],
-        [0.0, -1.0, p],
-        [0.0, 1.0, p],
-        [0.0, -1.0, -p],
-        [0.0, 1.0, -p],
-        [p, 0.0, -1.0],
-        [p, 0.0, 1.0],
-        [-p, 0.0, -1.0],
-        [-p, 0.0, 1.0],
-    ];
-    let faces = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
-    (corners.iter().map(|c| Vec3::from(*c).normalize()).collect(), faces)
 }
 
 /// The dodecahedron as the icosahedron's dual: a vertex at each icosahedron face's centroid, and
@@ -175,19 +132,7 @@ pub fn platonic(solid: Platonic, radius: Real, subdivisions: u32) -> Result<TriM
         }
     }
     for _ in 0..subdivisions {
-        let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut mid = |a: u32, b: u32, positions: &mut Vec<Vec3>| -> u32 {
-            *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                positions.push((positions[a as usize] + positions[b as usize]) * 0.5);
-                (positions.len() - 1) as u32
-            })
-        };
-        let mut next = Vec::with_capacity(triangles.len() * 4);
-        for [a, b, c] in triangles {
-            let (ab, bc, ca) = (mid(a, b, &mut positions), mid(b, c, &mut positions), mid(c, a, &mut positions));
-            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
-        }
-        triangles = next;
+        triangles = subdivide(&mut positions, &triangles, |p| p);
     }
     for x in &mut positions {
         *x *= radius;
@@ -251,6 +196,7 @@ pub fn torus(major: Real, minor: Real, segments: u32, sides: u32) -> Result<TriM
 mod tests {
     use super::*;
     use crate::mesh::edges;
+    use std::collections::HashMap;
 
     /// The enclosed volume by the divergence theorem: positive when triangles face outwards.
     fn volume(m: &TriMesh) -> Real {
