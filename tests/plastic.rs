@@ -1,7 +1,8 @@
 //! Plastic hinges (`bending_yield`; ACM §8's trash compactor after Bergou et al. 2007): a crushed
 //! shell keeps its dent, the energy the hinges give up by yielding is booked as dissipated so the
-//! ledger closes, and momentum is still kept to round-off. Momentum and energy are recomputed here
-//! from the vertices, sharing no code with the engine's measurements.
+//! ledger closes, and momentum is still kept to round-off. Momentum, the kinetic energy and the
+//! enclosed volumes are recomputed here from the vertices, sharing no code with the engine's
+//! measurements; intersections are the independent checker's.
 
 mod common;
 
