@@ -606,7 +606,8 @@ impl KeptFactor {
 
     /// The factor [`state`](Self::state) describes, factored again from its matrix.
     pub fn from_state(state: KeptFactorState) -> Result<Self, NewtonError> {
-        let mut kept = KeptFactor { dofs: state.dofs, age: state.age, refreshes: state.refreshes, ..Default::default() };
+        let mut kept =
+            KeptFactor { dofs: state.dofs, age: state.age, refreshes: state.refreshes, ..Default::default() };
         if let Some((n, cols, rows, values)) = state.matrix {
             let a = CscMatrix::try_from_csc_data(n, n, cols, rows, values)
                 .map_err(|e| NewtonError::Factorization(format!("a checkpoint's matrix: {e}")))?;

@@ -267,7 +267,6 @@ impl Checkpoints {
     }
 }
 
-
 impl ReadyRun {
     /// Runs to the scene's duration, handing every event and frame to `observer` besides the
     /// frame writer, then writes `summary.json`.

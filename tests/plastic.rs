@@ -70,9 +70,8 @@ fn plastic_balls_colliding_keep_their_dents_momentum_and_a_closed_ledger() {
     let booked = last_p.3 - last_e.3;
     assert!(lost > 0.03 * first.2, "the plastic balls kept {} J, the elastic ones {} J", last_p.2, last_e.2);
     assert!((booked / lost - 1.0).abs() < 0.1, "the yields took {lost} J and booked {booked} J");
-    let gap = |rows: &[(Vec3, Vec3, f64, f64, f64)]| {
-        rows.iter().map(|r| (r.2 + r.3 - rows[0].2).abs()).fold(0.0, f64::max)
-    };
+    let gap =
+        |rows: &[(Vec3, Vec3, f64, f64, f64)]| rows.iter().map(|r| (r.2 + r.3 - rows[0].2).abs()).fold(0.0, f64::max);
     // the ledger of the plastic run is as closed as the elastic one's (whose gap is the dampers'
     // windowed booking on this coarse mesh)
     assert!(
@@ -93,7 +92,8 @@ fn a_bad_yield_angle_is_refused_naming_the_key() {
         ("nan", "0.01", "must be a finite angle in radians > 0"),
         ("0.1", "0.0", "plastic hinges need `bending` > 0"),
     ] {
-        let text = base.replacen("bending = 0.01\n", &format!("bending = {bending}\nbending_yield = {yield_angle}\n"), 1);
+        let text =
+            base.replacen("bending = 0.01\n", &format!("bending = {bending}\nbending_yield = {yield_angle}\n"), 1);
         let e = common::parse_scene(&text, "scene.toml").map(|_| ()).unwrap_err();
         assert!(e.contains("body[0] \"a\".bending_yield") && e.contains(needle), "{e}");
     }

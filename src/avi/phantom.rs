@@ -374,7 +374,11 @@ impl PhantomMeshes {
     /// error says what does not fit.
     pub(crate) fn restore(&mut self, checkpoint: PhantomCheckpoint) -> Result<(), String> {
         if checkpoint.bodies.len() != self.bodies.len() {
-            return Err(format!("{} phantom bodies saved, {} in the scene", checkpoint.bodies.len(), self.bodies.len()));
+            return Err(format!(
+                "{} phantom bodies saved, {} in the scene",
+                checkpoint.bodies.len(),
+                self.bodies.len()
+            ));
         }
         for (body, state) in self.bodies.iter_mut().zip(checkpoint.bodies) {
             let n = body.masses.len();
@@ -389,7 +393,11 @@ impl PhantomMeshes {
             }
             for (potential, tick_state) in body.potentials.iter_mut().zip(&state.tick_states) {
                 if !potential.restore_tick_state(tick_state) {
-                    return Err(format!("phantom body {}: the state of a {} has the wrong shape", body.name, potential.kind()));
+                    return Err(format!(
+                        "phantom body {}: the state of a {} has the wrong shape",
+                        body.name,
+                        potential.kind()
+                    ));
                 }
             }
             body.kept = KeptFactor::from_state(state.kept).map_err(|e| format!("phantom body {}: {e}", body.name))?;

@@ -142,7 +142,11 @@ pub(super) fn icosahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
 /// Splits every triangle into four at its edges' midpoints (one new vertex per edge, placed at
 /// `place(midpoint)`: the midpoint itself for a flat face, projected for a sphere), appending the
 /// new vertices to `positions`; returns the new triangles, oriented as the old.
-pub(super) fn subdivide(positions: &mut Vec<Vec3>, triangles: &[[u32; 3]], place: impl Fn(Vec3) -> Vec3) -> Vec<[u32; 3]> {
+pub(super) fn subdivide(
+    positions: &mut Vec<Vec3>,
+    triangles: &[[u32; 3]],
+    place: impl Fn(Vec3) -> Vec3,
+) -> Vec<[u32; 3]> {
     let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
     let mut mid = |a: u32, b: u32, positions: &mut Vec<Vec3>| -> u32 {
         *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {

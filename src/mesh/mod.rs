@@ -16,9 +16,9 @@ pub use generators::{
     box_surface, cylinder, grid, hat, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep,
     MAX_VERTICES,
 };
-pub use solids::{platonic, torus, Platonic};
 pub use knots::{knot, knot_centre_lines, overhand_control_points, reef_centre_lines, KnotShape};
 pub use obj::{parse_obj, read_obj, ObjError};
+pub use solids::{platonic, torus, Platonic};
 pub use spline::catmull_rom;
 pub use tet::{ball_tets, box_tets, parse_tetgen, read_tetgen, TetGenError, TetMesh};
 pub use topology::{edges, hinges, HingeStencil};

@@ -81,7 +81,10 @@ fn corners_and_faces(solid: Platonic) -> (Vec<Vec3>, Vec<[u32; 3]>) {
     match solid {
         Platonic::Tetrahedron => {
             let corners = [[1.0, 1.0, 1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]];
-            (corners.iter().map(|c| Vec3::from(*c).normalize()).collect(), vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]])
+            (
+                corners.iter().map(|c| Vec3::from(*c).normalize()).collect(),
+                vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]],
+            )
         }
         Platonic::Cube => {
             let corners: Vec<Vec3> = (0..8)
@@ -115,7 +118,10 @@ fn corners_and_faces(solid: Platonic) -> (Vec<Vec3>, Vec<[u32; 3]>) {
 /// dodecahedron 30·4ˢ + 2, icosahedron 10·4ˢ + 2.
 pub fn platonic(solid: Platonic, radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorError> {
     if !(radius.is_finite() && radius > 0.0) {
-        return Err(GeneratorError { key: "radius", message: format!("must be a finite number > 0, got {}", Compact(radius)) });
+        return Err(GeneratorError {
+            key: "radius",
+            message: format!("must be a finite number > 0, got {}", Compact(radius)),
+        });
     }
     if subdivisions > 6 {
         return Err(GeneratorError {
@@ -147,7 +153,10 @@ pub fn platonic(solid: Platonic, radius: Real, subdivisions: u32) -> Result<TriM
 pub fn torus(major: Real, minor: Real, segments: u32, sides: u32) -> Result<TriMesh, GeneratorError> {
     for (key, value) in [("major", major), ("minor", minor)] {
         if !(value.is_finite() && value > 0.0) {
-            return Err(GeneratorError { key, message: format!("must be a finite number > 0, got {}", Compact(value)) });
+            return Err(GeneratorError {
+                key,
+                message: format!("must be a finite number > 0, got {}", Compact(value)),
+            });
         }
     }
     if minor >= major {

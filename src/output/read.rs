@@ -219,7 +219,8 @@ mod tests {
         let text = "o floor\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no sheet\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 4 5 6\n\
                     o chain\nv 0 0 2\nv 1 0 2\nl 7 8\n";
         let m = FrameMesh::parse(text).unwrap().without(&["floor".to_string()]);
-        let expected = FrameMesh::parse("o sheet\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 1 2 3\no chain\nv 0 0 2\nv 1 0 2\nl 4 5\n");
+        let expected =
+            FrameMesh::parse("o sheet\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 1 2 3\no chain\nv 0 0 2\nv 1 0 2\nl 4 5\n");
         assert_eq!(m, expected.unwrap());
     }
 

@@ -565,8 +565,13 @@ mod tests {
     #[test]
     fn a_known_scene_has_its_body_where_its_geometry_projects_and_background_elsewhere() {
         let dir = run_dir(3);
-        let options =
-            RenderOptions { view: View { azimuth_deg: 0.0, elevation_deg: 90.0 }, width: 200, height: 160, every: 1, hide: Vec::new() };
+        let options = RenderOptions {
+            view: View { azimuth_deg: 0.0, elevation_deg: 90.0 },
+            width: 200,
+            height: 160,
+            every: 1,
+            hide: Vec::new(),
+        };
         let report = render_run(dir.path(), None, &options).unwrap();
         assert_eq!(report.images.len(), 3);
         assert_eq!(report.out, dir.path().join("render"));

@@ -585,7 +585,11 @@ impl SyncEngine {
             return Err(mismatch(format!("{} vertices saved, {n} in the scene", state.x.len())));
         }
         if state.tick_states.len() != self.potentials.len() {
-            return Err(mismatch(format!("{} potentials saved, {} in the scene", state.tick_states.len(), self.potentials.len())));
+            return Err(mismatch(format!(
+                "{} potentials saved, {} in the scene",
+                state.tick_states.len(),
+                self.potentials.len()
+            )));
         }
         for (potential, tick_state) in self.potentials.iter_mut().zip(&state.tick_states) {
             if !potential.restore_tick_state(tick_state) {

@@ -9,9 +9,9 @@
 //! is factored again on resume). Rebuilt from the scene and
 //! checked: the potentials themselves and their periods.
 
+use super::super::phantom::PhantomCheckpoint;
 use super::AviEngine;
 use crate::checkpoint::{decode, encode, CheckpointError};
-use super::super::phantom::PhantomCheckpoint;
 use crate::events::{Clock, QueueSnapshot};
 use crate::ledger::Ledger;
 use crate::math::Real;

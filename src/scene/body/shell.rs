@@ -145,10 +145,7 @@ impl BodySpec for ShellBody {
             Some(y) => {
                 return Err(ctx.err(
                     format!("{place}.bending_yield"),
-                    format!(
-                        "must be a finite angle in radians > 0 (the hinges yield beyond it), got {}",
-                        Compact(y)
-                    ),
+                    format!("must be a finite angle in radians > 0 (the hinges yield beyond it), got {}", Compact(y)),
                 ))
             }
         };
