@@ -595,8 +595,13 @@ impl KeptFactor {
     pub fn state(&self) -> KeptFactorState {
         KeptFactorState {
             matrix: self.factor.as_ref().and(self.source.as_ref()).map(|a| {
-                let (cols, rows, values) = a.csc_data();
-                (a.nrows(), cols.to_vec(), rows.to_vec(), values.to_vec())
+                let (column_offsets, row_indices, values) = a.csc_data();
+                CscArrays {
+                    size: a.nrows(),
+                    column_offsets: column_offsets.to_vec(),
+                    row_indices: row_indices.to_vec(),
+                    values: values.to_vec(),
+                }
             }),
             dofs: self.dofs,
             age: self.age,
@@ -608,8 +613,8 @@ impl KeptFactor {
     pub fn from_state(state: KeptFactorState) -> Result<Self, NewtonError> {
         let mut kept =
             KeptFactor { dofs: state.dofs, age: state.age, refreshes: state.refreshes, ..Default::default() };
-        if let Some((n, cols, rows, values)) = state.matrix {
-            let a = CscMatrix::try_from_csc_data(n, n, cols, rows, values)
+        if let Some(CscArrays { size, column_offsets, row_indices, values }) = state.matrix {
+            let a = CscMatrix::try_from_csc_data(size, size, column_offsets, row_indices, values)
                 .map_err(|e| NewtonError::Factorization(format!("a checkpoint's matrix: {e}")))?;
             kept.factor = Some(kept.factor_with_kept_analysis(&a)?);
             kept.source = Some(a);
@@ -643,11 +648,19 @@ impl KeptFactor {
     }
 }
 
-/// A [`KeptFactor`] in a checkpoint: the matrix it factors as (size, column offsets, row
-/// indices, values), and its counts.
+/// A square sparse matrix's compressed-column arrays, for a checkpoint.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct CscArrays {
+    size: usize,
+    column_offsets: Vec<usize>,
+    row_indices: Vec<usize>,
+    values: Vec<Real>,
+}
+
+/// A [`KeptFactor`] in a checkpoint: the matrix it factors, and its counts.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KeptFactorState {
-    matrix: Option<(usize, Vec<usize>, Vec<usize>, Vec<Real>)>,
+    matrix: Option<CscArrays>,
     dofs: usize,
     age: usize,
     refreshes: u64,

@@ -541,7 +541,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         for (class, heap) in self.indexed.iter().enumerate() {
             entries.extend(heap.entries().map(|(i, (t, seq))| ((self.unfile)(class, i), t, seq)));
         }
-        entries.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+        entries.sort_unstable_by_key(|e| (e.1, e.2));
         QueueSnapshot { entries, next_seq: self.next_seq, now: self.now, reversed: self.reversed }
     }
 
@@ -555,7 +555,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
             self.cancel(&event);
         }
         // in key order, so that events of one lane join it first in, first out
-        entries.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+        entries.sort_unstable_by_key(|e| (e.1, e.2));
         for (event, t, seq) in entries {
             if self.scheduled_at(&event).is_some() {
                 return Err(QueueError::AlreadyScheduled);
