@@ -38,7 +38,7 @@ use crate::newton::{
     HessianForm, IncrementalPotential, KeptFactor, KeptFactorState, LinearSolver, NewtonParameters, NewtonReport,
 };
 use crate::observe::FrameStats;
-use crate::potential::{assemble_gradient, gather, Potential};
+use crate::potential::{assemble_gradient, gather, restore_tick_states, Potential};
 use std::ops::Range;
 
 /// The default implicit step h of phantom bodies, s (Phantom §5 uses 10⁻³ s).
@@ -386,20 +386,12 @@ impl PhantomMeshes {
                 .iter()
                 .all(|v| v.len() == n)
                 && state.pending_impulse.len() == n
-                && state.tick_states.len() == body.potentials.len()
                 && state.clock.period().to_bits() == body.clock.period().to_bits();
             if !fits {
                 return Err(format!("phantom body {}: the saved state does not fit its mesh", body.name));
             }
-            for (potential, tick_state) in body.potentials.iter_mut().zip(&state.tick_states) {
-                if !potential.restore_tick_state(tick_state) {
-                    return Err(format!(
-                        "phantom body {}: the state of a {} has the wrong shape",
-                        body.name,
-                        potential.kind()
-                    ));
-                }
-            }
+            restore_tick_states(&mut body.potentials, &state.tick_states)
+                .map_err(|e| format!("phantom body {}: {e}", body.name))?;
             body.kept = KeptFactor::from_state(state.kept).map_err(|e| format!("phantom body {}: {e}", body.name))?;
             body.positions = state.positions;
             body.velocities = state.velocities;

@@ -27,7 +27,7 @@ impl fmt::Display for GeneratorError {
 
 impl std::error::Error for GeneratorError {}
 
-fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
+pub(super) fn positive(key: &'static str, value: Real) -> Result<(), GeneratorError> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
@@ -41,7 +41,7 @@ pub const MAX_VERTICES: u64 = 50_000_000;
 
 /// `vertices` is computed in `u128`, where no count of `u32` parameters overflows (a product in
 /// `u64` could wrap around to a small number and pass).
-fn not_too_many(key: &'static str, vertices: u128) -> Result<(), GeneratorError> {
+pub(super) fn not_too_many(key: &'static str, vertices: u128) -> Result<(), GeneratorError> {
     if vertices <= MAX_VERTICES as u128 {
         Ok(())
     } else {
@@ -54,7 +54,7 @@ fn not_too_many(key: &'static str, vertices: u128) -> Result<(), GeneratorError>
     }
 }
 
-fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorError> {
+pub(super) fn at_least(key: &'static str, value: u32, min: u32) -> Result<(), GeneratorError> {
     if value >= min {
         Ok(())
     } else {

@@ -6,7 +6,7 @@
 //! start at rest angle 0 and those on its edges at the solid's dihedral angle, and a plastic shell
 //! ([`crate::potential::Hinge::with_yield`]) crushes along both.
 
-use super::generators::{icosahedron, subdivide, GeneratorError};
+use super::generators::{at_least, icosahedron, not_too_many, positive, subdivide, GeneratorError};
 use super::TriMesh;
 use crate::math::{Compact, Real, Vec3};
 use std::f64::consts::TAU;
@@ -117,12 +117,7 @@ fn corners_and_faces(solid: Platonic) -> (Vec<Vec3>, Vec<[u32; 3]>) {
 /// shape), outward-facing. Vertices: tetrahedron 2·4ˢ + 2, cube 6·4ˢ + 2, octahedron 4ˢ⁺¹ + 2,
 /// dodecahedron 30·4ˢ + 2, icosahedron 10·4ˢ + 2.
 pub fn platonic(solid: Platonic, radius: Real, subdivisions: u32) -> Result<TriMesh, GeneratorError> {
-    if !(radius.is_finite() && radius > 0.0) {
-        return Err(GeneratorError {
-            key: "radius",
-            message: format!("must be a finite number > 0, got {}", Compact(radius)),
-        });
-    }
+    positive("radius", radius)?;
     if subdivisions > 6 {
         return Err(GeneratorError {
             key: "subdivisions",
@@ -151,14 +146,8 @@ pub fn platonic(solid: Platonic, radius: Real, subdivisions: u32) -> Result<TriM
 /// around the tube (vertex `i·sides + j`: i around the ring from +x, j around the tube from the
 /// outside); outward-facing. segments·sides vertices, 2·segments·sides triangles.
 pub fn torus(major: Real, minor: Real, segments: u32, sides: u32) -> Result<TriMesh, GeneratorError> {
-    for (key, value) in [("major", major), ("minor", minor)] {
-        if !(value.is_finite() && value > 0.0) {
-            return Err(GeneratorError {
-                key,
-                message: format!("must be a finite number > 0, got {}", Compact(value)),
-            });
-        }
-    }
+    positive("major", major)?;
+    positive("minor", minor)?;
     if minor >= major {
         return Err(GeneratorError {
             key: "minor",
@@ -169,17 +158,9 @@ pub fn torus(major: Real, minor: Real, segments: u32, sides: u32) -> Result<TriM
             ),
         });
     }
-    for (key, value) in [("segments", segments), ("sides", sides)] {
-        if value < 3 {
-            return Err(GeneratorError { key, message: format!("must be at least 3, got {value}") });
-        }
-    }
-    if segments as u64 * sides as u64 > super::generators::MAX_VERTICES {
-        return Err(GeneratorError {
-            key: "segments",
-            message: format!("would make {} vertices; use a coarser mesh", segments as u64 * sides as u64),
-        });
-    }
+    at_least("segments", segments, 3)?;
+    at_least("sides", sides, 3)?;
+    not_too_many("segments", segments as u128 * sides as u128)?;
     let mut positions = Vec::with_capacity((segments * sides) as usize);
     for i in 0..segments {
         let theta = TAU * i as Real / segments as Real;

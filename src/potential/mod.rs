@@ -59,6 +59,20 @@ use smallvec::SmallVec;
 /// The vertices a potential depends on, in the order its local arrays use.
 pub type Stencil = SmallVec<[VertexId; 4]>;
 
+/// Puts back each potential's [`Potential::tick_state`] from `states` (one per potential, in
+/// order), for a checkpoint; the error names what does not fit.
+pub fn restore_tick_states(potentials: &mut [Box<dyn Potential>], states: &[Vec<Real>]) -> Result<(), String> {
+    if states.len() != potentials.len() {
+        return Err(format!("{} potentials saved, {} in the scene", states.len(), potentials.len()));
+    }
+    for (potential, state) in potentials.iter_mut().zip(states) {
+        if !potential.restore_tick_state(state) {
+            return Err(format!("the state of a {} has the wrong shape", potential.kind()));
+        }
+    }
+    Ok(())
+}
+
 /// An energy on a stencil of vertices.
 ///
 /// All methods take the stencil's positions `x` in stencil order (`x.len() == stencil().len()`).

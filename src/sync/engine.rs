@@ -15,7 +15,7 @@ use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use crate::newton::{IncrementalPotential, NewtonParameters};
 use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
-use crate::potential::{assemble_energy, assemble_gradient, Potential};
+use crate::potential::{assemble_energy, assemble_gradient, restore_tick_states, Potential};
 use crate::stats::{CounterTallies, Counters};
 
 /// The integrators of the synchronous backend.
@@ -584,18 +584,7 @@ impl SyncEngine {
         if state.x.len() != n || state.v.len() != n || state.free.len() != self.free.len() {
             return Err(mismatch(format!("{} vertices saved, {n} in the scene", state.x.len())));
         }
-        if state.tick_states.len() != self.potentials.len() {
-            return Err(mismatch(format!(
-                "{} potentials saved, {} in the scene",
-                state.tick_states.len(),
-                self.potentials.len()
-            )));
-        }
-        for (potential, tick_state) in self.potentials.iter_mut().zip(&state.tick_states) {
-            if !potential.restore_tick_state(tick_state) {
-                return Err(mismatch(format!("the state of a {} has the wrong shape", potential.kind())));
-            }
-        }
+        restore_tick_states(&mut self.potentials, &state.tick_states).map_err(mismatch)?;
         if !self.integrator.restore_carried_state(&state.integrator) {
             return Err(mismatch(format!("the {} integrator's state has the wrong shape", self.integrator.name())));
         }
