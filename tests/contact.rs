@@ -331,11 +331,12 @@ fn run_and_check(scene: &str, out: &Path, extra: &[&str]) -> (serde_json::Value,
 #[test]
 fn a_sheet_draped_on_a_sphere_never_intersects_it_or_itself() {
     // safety (law 1): the audit after every event (every pair guarded, none missed by the grid)
-    // and the independent exact checker on every written frame
+    // and the independent exact checker on every written frame; to 0.3 s, past the landing's
+    // peak of pairs (0.23 s), since the audit after each of its 114 000 events costs 0.4 ms
     let dir = std::env::temp_dir().join(format!("avicontact-sheet-on-sphere-{}", std::process::id()));
-    let (summary, report) = run_and_check("sheet-on-sphere", &dir, &["--duration", "0.4", "--audit"]);
+    let (summary, report) = run_and_check("sheet-on-sphere", &dir, &["--duration", "0.3", "--audit"]);
     assert!(summary["events_by_kind"]["layer"].as_u64().unwrap() > 1000, "the sheet landed: {summary}");
-    assert!(report.contains("13 frames checked, no intersection"), "{report}");
+    assert!(report.contains("10 frames checked, no intersection"), "{report}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

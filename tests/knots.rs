@@ -443,3 +443,45 @@ fn a_knot_tied_too_tight_is_refused_with_its_key_and_exit_2() {
     assert!(!out.join("frames").exists(), "nothing is written");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_bowline_is_knotted_lies_flat_on_its_cylinder_and_starts_clear_of_it() {
+    // the built-in scene's first frame: the ribbon (9 across) and the cylinder as written
+    let dir = out_dir("bowline");
+    let exe = env!("CARGO_BIN_EXE_avicontact");
+    let run = Command::new(exe).args(["run", "bowline", "--quiet", "--duration", "1e-6", "--out"]).arg(&dir).output();
+    let run = run.unwrap();
+    assert!(run.status.success(), "run: {}", String::from_utf8_lossy(&run.stderr));
+    let frame = dir.join("frames").join("frame_00000.obj");
+    let (ribbon, cylinder) = (read_object(&frame, "ribbon"), read_object(&frame, "cylinder"));
+    assert_eq!((ribbon.len(), cylinder.len()), (2664, 1334), "ACM's 3 995 vertices, give or take");
+
+    // closed far outside, the rope is knotted: determinant 9 (the unknot's is 1), |V(−1)| of the
+    // Jones polynomial −t⁻⁵ + t⁻⁴ − t⁻³ + 2t⁻² − t⁻¹ + 2 − t that the design computed for this
+    // bowline closed through its ends (the cowboy bowline's closure gives another)
+    let centre = centre_line(&ribbon, 9);
+    let (det, crossings) = knot_determinant_and_crossings(&close_far_outside(&centre));
+    println!("bowline closed far outside: determinant {det}, {crossings} crossings");
+    assert_eq!(det, 9, "a bowline, not a loose loop: determinant {det}");
+
+    // the cylinder's axis, from its own vertices: along y through their mean; its radius theirs
+    let n = cylinder.len() as f64;
+    let mean = scale(cylinder.iter().fold([0.0; 3], |a, p| add(a, *p)), 1.0 / n);
+    let off_axis = |p: P3| ((p[0] - mean[0]).powi(2) + (p[2] - mean[2]).powi(2)).sqrt();
+    let radius = off_axis(cylinder[0]);
+    assert!(cylinder.iter().all(|&p| (off_axis(p) - radius).abs() < 1e-9), "a round cylinder along y");
+    // every ribbon vertex starts at least 3·η(1) = 0.75 mm off the cylinder's surface
+    let closest = ribbon.iter().map(|&p| off_axis(p) - radius).fold(f64::INFINITY, f64::min);
+    assert!(closest > 0.00075, "the ribbon starts {closest} m from the cylinder");
+    // where the ribbon is close to the cylinder it lies flat on it: its width runs along the axis
+    let mut wrapped = 0;
+    for section in ribbon.chunks(9) {
+        if off_axis(section[4]) - radius < 0.01 {
+            wrapped += 1;
+            let side = unit(sub(section[8], section[0]));
+            assert!(side[1].abs() > 0.9999, "the ribbon's width is along y on the cylinder: {side:?}");
+        }
+    }
+    assert!(wrapped > 20, "the loop wraps the cylinder: {wrapped} cross-sections within 1 cm of it");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -221,31 +221,46 @@ pub fn box_surface(size: [Real; 3], resolution: u32) -> Result<TriMesh, Generato
     Ok(TriMesh { positions, triangles })
 }
 
-/// A closed cylinder along z centred at the origin: `segments` around, capped at both ends by a
-/// fan around a centre vertex (outward-facing triangles).
-pub fn cylinder(radius: Real, height: Real, segments: u32) -> Result<TriMesh, GeneratorError> {
+/// A cylinder along z centred at the origin: `segments` vertices around each of `rings + 1`
+/// rings evenly spaced along its `height` (vertex `r·segments + k` is ring `r`'s `k`-th, at angle
+/// 2πk/segments), the quads between rings split into two triangles each; `caps` closes both ends
+/// by a fan around a centre vertex (the last two vertices, bottom then top). Triangles face
+/// outwards. Open (`caps = false`), it is a thin tube, such as the cylindrical shell ACM §8's
+/// bowline is tied around.
+pub fn cylinder(radius: Real, height: Real, segments: u32, rings: u32, caps: bool) -> Result<TriMesh, GeneratorError> {
     positive("radius", radius)?;
     positive("height", height)?;
     at_least("segments", segments, 3)?;
-    not_too_many("segments", 2 * segments as u128 + 2)?;
+    at_least("rings", rings, 1)?;
+    not_too_many("segments", (rings as u128 + 1) * segments as u128 + 2)?;
     let s = segments;
-    let mut positions = Vec::with_capacity(2 * s as usize + 2);
-    for z in [-0.5 * height, 0.5 * height] {
+    let mut positions = Vec::with_capacity(((rings + 1) * s + 2) as usize);
+    for r in 0..=rings {
+        let z = height * (r as Real / rings as Real - 0.5);
         for k in 0..s {
             let a = 2.0 * PI * k as Real / s as Real;
             positions.push(Vec3::new(radius * a.cos(), radius * a.sin(), z));
         }
     }
-    positions.push(Vec3::new(0.0, 0.0, -0.5 * height));
-    positions.push(Vec3::new(0.0, 0.0, 0.5 * height));
-    let (bottom, top) = (2 * s, 2 * s + 1);
-    let mut triangles = Vec::with_capacity(4 * s as usize);
-    for k in 0..s {
-        let k1 = (k + 1) % s;
-        triangles.push([k, k1, s + k1]);
-        triangles.push([k, s + k1, s + k]);
-        triangles.push([bottom, k1, k]);
-        triangles.push([top, s + k, s + k1]);
+    let mut triangles = Vec::with_capacity(2 * (rings * s + s) as usize);
+    for r in 0..rings {
+        let (lo, hi) = (r * s, (r + 1) * s);
+        for k in 0..s {
+            let k1 = (k + 1) % s;
+            triangles.push([lo + k, lo + k1, hi + k1]);
+            triangles.push([lo + k, hi + k1, hi + k]);
+        }
+    }
+    if caps {
+        let (bottom, top) = (positions.len() as u32, positions.len() as u32 + 1);
+        positions.push(Vec3::new(0.0, 0.0, -0.5 * height));
+        positions.push(Vec3::new(0.0, 0.0, 0.5 * height));
+        let last = rings * s;
+        for k in 0..s {
+            let k1 = (k + 1) % s;
+            triangles.push([bottom, k1, k]);
+            triangles.push([top, last + k, last + k1]);
+        }
     }
     Ok(TriMesh { positions, triangles })
 }
@@ -602,8 +617,11 @@ mod tests {
 
     #[test]
     fn closed_generators_are_spheres_with_outward_normals() {
-        for m in [icosphere(1.0, 2).unwrap(), box_surface([1.0, 2.0, 3.0], 3).unwrap(), cylinder(1.0, 2.0, 12).unwrap()]
-        {
+        for m in [
+            icosphere(1.0, 2).unwrap(),
+            box_surface([1.0, 2.0, 3.0], 3).unwrap(),
+            cylinder(1.0, 2.0, 12, 1, true).unwrap(),
+        ] {
             assert_eq!(euler(&m), 2, "closed genus-0 surface");
             let centroid: Vec3 = m.positions.iter().sum::<Vec3>() / m.positions.len() as Real;
             let volume: Real = m
@@ -700,6 +718,22 @@ mod tests {
     }
 
     #[test]
+    fn an_open_cylinder_is_a_tube_of_rings_facing_outwards() {
+        let m = cylinder(0.5, 2.0, 46, 28, false).unwrap();
+        assert_eq!(m.positions.len(), 29 * 46, "ACM's bowline cylinder: 1 334 vertices");
+        assert_eq!(euler(&m), 0, "a tube is an annulus");
+        for t in &m.triangles {
+            let [a, b, c] = t.map(|i| m.positions[i as usize]);
+            let centre = (a + b + c) / 3.0;
+            let n = (b - a).cross(&(c - a));
+            assert!(Vec3::new(centre.x, centre.y, 0.0).dot(&n) > 0.0, "{t:?} faces inwards");
+        }
+        let z: Vec<Real> = m.positions.iter().map(|p| p.z).collect();
+        assert_eq!((z[0], z[28 * 46]), (-1.0, 1.0));
+        assert_eq!(cylinder(0.5, 2.0, 46, 0, false).unwrap_err().key, "rings");
+    }
+
+    #[test]
     fn bad_arguments_name_their_key() {
         assert_eq!(grid([1.0, -1.0], [3, 3]).unwrap_err().key, "size");
         assert_eq!(grid([1.0, 1.0], [1, 3]).unwrap_err().key, "resolution");
@@ -707,7 +741,7 @@ mod tests {
         assert_eq!(ribbon(0.1, 4, &[Vec3::zeros()]).unwrap_err().key, "path");
         assert_eq!(line(Vec3::zeros(), Vec3::zeros(), 3).unwrap_err().key, "end");
         assert_eq!(grid([1.0, 1.0], [u32::MAX, u32::MAX]).unwrap_err().key, "resolution");
-        assert_eq!(cylinder(1.0, 1.0, u32::MAX).unwrap_err().key, "segments");
+        assert_eq!(cylinder(1.0, 1.0, u32::MAX, 1, true).unwrap_err().key, "segments");
         assert_eq!(box_surface([1.0; 3], 100_000).unwrap_err().key, "resolution");
     }
 

@@ -1,9 +1,10 @@
 //! Knot centre lines made by the project (issue 22), swept into ribbons: the overhand knot's
 //! control points trace its crossings and are joined by a centripetal Catmull–Rom spline; the
-//! reef knot's two strands are closed-form curves. The knots are open (free tails, to be
+//! reef knot's two strands and the bowline ([`bowline_centre_line`]) are closed-form curves. The knots are open (free tails, to be
 //! pulled), so they tie a knot only once their ends are joined far outside, as a rope's are by
 //! the hands that pull it.
 
+use super::bowline::bowline_centre_line;
 use super::generators::{sweep, Sweep};
 use super::spline::catmull_rom;
 use super::{GeneratorError, TriMesh};
@@ -21,11 +22,15 @@ pub enum KnotShape {
     /// the other's two legs, the first with its ends led out along −x, the second along +x
     /// ([`reef_centre_lines`]).
     Reef,
+    /// A loose bowline tied around a cylinder along y behind it (at −x), its standing part led out
+    /// along +x ([`bowline_centre_line`]; the cylinder is a body of its own).
+    Bowline,
 }
 
 impl KnotShape {
     /// The names scene files use (`shape = "overhand"`), with their shapes.
-    pub const NAMES: [(&'static str, KnotShape); 2] = [("overhand", KnotShape::Overhand), ("reef", KnotShape::Reef)];
+    pub const NAMES: [(&'static str, KnotShape); 3] =
+        [("overhand", KnotShape::Overhand), ("reef", KnotShape::Reef), ("bowline", KnotShape::Bowline)];
 
     /// The shape called `name`, if any.
     pub fn from_name(name: &str) -> Option<KnotShape> {
@@ -35,7 +40,7 @@ impl KnotShape {
     /// How many ribbons the knot is tied from.
     pub fn strands(self) -> usize {
         match self {
-            KnotShape::Overhand => 1,
+            KnotShape::Overhand | KnotShape::Bowline => 1,
             KnotShape::Reef => 2,
         }
     }
@@ -166,6 +171,7 @@ pub fn knot_centre_lines(shape: KnotShape, size: Real, tail: Real) -> Result<Vec
     Ok(match shape {
         KnotShape::Overhand => vec![catmull_rom(&overhand_control_points(size, tail), SAMPLES_PER_PIECE)?],
         KnotShape::Reef => reef_centre_lines(size, tail).into(),
+        KnotShape::Bowline => vec![bowline_centre_line(size, tail).0],
     })
 }
 

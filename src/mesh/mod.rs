@@ -4,6 +4,7 @@
 //! Pure data and pure functions: no ids, no simulation state. `scene/` turns scene keys into calls
 //! of the generators here; `model/` turns meshes into vertices and potentials.
 
+mod bowline;
 mod generators;
 mod knots;
 mod obj;
@@ -12,6 +13,7 @@ mod spline;
 mod tet;
 mod topology;
 
+pub use bowline::{bowline_centre_line, BowlineCylinder};
 pub use generators::{
     box_surface, cylinder, grid, hat, icosphere, lattice, line, ribbon, spikes, sweep, GeneratorError, Sweep,
     MAX_VERTICES,

@@ -18,6 +18,7 @@ const SCENES: &[(&str, &str)] = &[
     ("bar-collision", include_str!("../../scenes/bar-collision.toml")),
     ("overhand-knot", include_str!("../../scenes/overhand-knot.toml")),
     ("reef-knot", include_str!("../../scenes/reef-knot.toml")),
+    ("bowline", include_str!("../../scenes/bowline.toml")),
     ("trash-compactor", include_str!("../../scenes/trash-compactor.toml")),
 ];
 

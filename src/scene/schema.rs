@@ -307,7 +307,7 @@ pub enum Generator {
         #[serde(default)]
         resolution: Option<BoxResolution>,
     },
-    /// Capped cylinder along z.
+    /// Cylinder along z, capped unless `caps = false` (an open tube).
     Cylinder {
         /// m.
         radius: f64,
@@ -316,6 +316,12 @@ pub enum Generator {
         /// Segments around.
         #[serde(default = "sixteen")]
         segments: u32,
+        /// Pieces along the height (rings of vertices: `rings + 1`).
+        #[serde(default = "one_u32")]
+        rings: u32,
+        /// Close both ends with a fan of triangles.
+        #[serde(default = "yes")]
+        caps: bool,
     },
     /// A hat open at the bottom: crown top, crown side and brim, about z (Phantom §5).
     Hat {
@@ -456,6 +462,14 @@ fn eight() -> u32 {
 
 fn sixteen() -> u32 {
     16
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Particle positions: `{ generator = "lattice", … }` or `[[x, y, z], …]`.

@@ -45,7 +45,9 @@ pub(super) fn load_mesh(
                 };
                 generated(mesh::box_surface(*size, n))?
             }
-            Generator::Cylinder { radius, height, segments } => generated(mesh::cylinder(*radius, *height, *segments))?,
+            Generator::Cylinder { radius, height, segments, rings, caps } => {
+                generated(mesh::cylinder(*radius, *height, *segments, *rings, *caps))?
+            }
             Generator::Hat { radius, height, brim, segments, rings } => {
                 generated(mesh::hat(*radius, *height, *brim, *segments, *rings))?
             }
