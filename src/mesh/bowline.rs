@@ -57,12 +57,12 @@ impl Turtle {
     }
 
     /// A straight along ±x (the heading's) to `x`, rising by `rise`.
-    fn to_x(&mut self, x: Real, rise: Real) {
+    fn along_x_to(&mut self, x: Real, rise: Real) {
         self.line((x - self.at[0]) / self.heading.cos(), rise);
     }
 
     /// A straight along ±y (the heading's) to `y`, rising by `rise`.
-    fn to_y(&mut self, y: Real, rise: Real) {
+    fn along_y_to(&mut self, y: Real, rise: Real) {
         self.line((y - self.at[1]) / self.heading.sin(), rise);
     }
 
@@ -153,7 +153,7 @@ pub fn bowline_centre_line(size: Real, tail: Real) -> (Vec<Vec3>, BowlineCylinde
 
     let mut t = Turtle::new([collar + r + tail, 0.0], PI, -delta, size);
     // 1. the standing part, at −δ, to X1 (the origin), under the collar
-    t.to_x(0.0, 0.0);
+    t.along_x_to(0.0, 0.0);
     // 2. the small loop: west, rising to 0, then three left turns and north back across X1
     t.line(edge, 0.0);
     t.line(top - edge, delta);
@@ -162,7 +162,7 @@ pub fn bowline_centre_line(size: Real, tail: Real) -> (Vec<Vec3>, BowlineCylinde
     t.arc(r, PI / 2.0);
     t.line(top - r, 0.0);
     t.arc(r, PI / 2.0);
-    t.to_y(0.0, 0.0);
+    t.along_y_to(0.0, 0.0);
     // 3. leg A: north, west, up to the cylinder's top, and an S-bend over to y_bundle
     t.line(north, 0.0);
     t.arc(r, PI / 2.0);
@@ -178,33 +178,33 @@ pub fn bowline_centre_line(size: Real, tail: Real) -> (Vec<Vec3>, BowlineCylinde
     let tail_end = west - edge - 2.0 * r * tail_turn.sin() - tail_run * tail_turn.cos() - tail_end_run;
     let ramp_b_start = west - edge - ramp;
     let axis_x = -(-leg_a_end + radius).max(-ramp_b_start + radius).max(-tail_end + radius + tail_clear);
-    t.to_x(axis_x, 0.0);
+    t.along_x_to(axis_x, 0.0);
     // 4. the wrap: down the cylinder's back and under it
     t.half_turn(wrap, false);
     // 5. leg B: east, up to −2δ, through the hole (−2δ → +δ), down to −2δ, north under S
-    t.to_x(ramp_b_start, 0.0);
-    t.to_x(west - edge, -2.0 * delta - z_under);
+    t.along_x_to(ramp_b_start, 0.0);
+    t.along_x_to(west - edge, -2.0 * delta - z_under);
     let hole = -2.0 * edge - west;
-    t.to_x(west + edge, 0.0);
-    t.to_x(-edge, 3.0 * delta);
-    t.to_x(edge, 0.0);
-    t.to_x(collar - r, -3.0 * delta);
+    t.along_x_to(west + edge, 0.0);
+    t.along_x_to(-edge, 3.0 * delta);
+    t.along_x_to(edge, 0.0);
+    t.along_x_to(collar - r, -3.0 * delta);
     t.arc(r, PI / 2.0);
-    t.to_y(0.5 * u, 0.0);
+    t.along_y_to(0.5 * u, 0.0);
     // 6. the collar: folded up and back over the standing part (−2δ → +δ)
     t.half_turn(1.5 * delta, true);
     // 7. the tail: south over S, west on top of B through the hole (+2δ → −δ), out under leg A
-    t.to_y(y_bundle + r, 0.0);
+    t.along_y_to(y_bundle + r, 0.0);
     t.arc(r, -PI / 2.0);
-    t.to_x(edge, delta);
-    t.to_x(-edge, 0.0);
+    t.along_x_to(edge, delta);
+    t.along_x_to(-edge, 0.0);
     debug_assert!((hole - (-edge - (west + edge))).abs() < 1e-12 * size);
-    t.to_x(west + edge, -3.0 * delta);
-    t.to_x(west - edge, 0.0);
+    t.along_x_to(west + edge, -3.0 * delta);
+    t.along_x_to(west - edge, 0.0);
     t.arc(r, -tail_turn);
     t.line(tail_run, 0.0);
     t.arc(r, tail_turn);
-    t.to_x(tail_end, 0.0);
+    t.along_x_to(tail_end, 0.0);
     (t.points, BowlineCylinder { axis_x, axis_z, radius, centre_y: y_bundle })
 }
 
