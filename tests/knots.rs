@@ -483,5 +483,14 @@ fn the_bowline_is_knotted_lies_flat_on_its_cylinder_and_starts_clear_of_it() {
         }
     }
     assert!(wrapped > 20, "the loop wraps the cylinder: {wrapped} cross-sections within 1 cm of it");
+    // the scene's scripted and held vertices: the standing end's cross-section (0–8) is the
+    // ribbon's farthest +x, and the held samples 152–161 (vertices 1368–1457) lie on the
+    // cylinder's back, a few millimetres off its surface
+    let far = ribbon.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max);
+    assert!(ribbon[..9].iter().all(|p| p[0] == far), "vertices 0–8 are the standing end");
+    for p in &ribbon[1368..=1457] {
+        assert!(p[0] < mean[0] - 0.5 * radius, "{p:?} is behind the cylinder's axis");
+        assert!(off_axis(*p) - radius < 0.006, "{p:?} lies on the cylinder");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

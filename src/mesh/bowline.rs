@@ -3,9 +3,10 @@
 //! a flat ribbon swept along it ([`sweep`](super::generators::sweep)) lies in the xy plane
 //! wherever the knot is, and flat on the cylinder where it wraps it.
 //!
-//! Heights change only by smoothstep ramps on straight pieces, and in-plane turns are made at
-//! constant height, so every piece is planar and the sweep's rotation-minimising frame keeps the
-//! ribbon's side horizontal. The strands cross on five levels, −2δ … +2δ with δ = 0.05·size.
+//! In the plane, heights change only by smoothstep ramps on straight pieces and turns are made at
+//! constant height; the two vertical half circles (the wrap round the cylinder and the collar's
+//! fold) turn in a vertical plane. So every piece is planar and the sweep's rotation-minimising
+//! frame keeps the ribbon's side horizontal. The strands cross on five levels, −2δ … +2δ with δ = 0.05·size.
 
 use crate::math::{Real, Vec3};
 use std::f64::consts::PI;
@@ -115,7 +116,8 @@ pub struct BowlineCylinder {
 /// The loose bowline's centre line (dense polyline, m) and the cylinder its big loop goes around,
 /// `size` the small loop's width (centre line to centre line, along x) and `tail` the standing
 /// part's straight length beyond the knot. Ribbons up to `size`/3 wide fit; the knot spans about
-/// 2.4·`size` × 1.7·`size`, and the line is about 18·`size` long.
+/// 2.4·`size` × 1.7·`size`, and the line is about 18·`size` long. `size` and `tail` must be
+/// finite and > 0 ([`knot_centre_lines`](super::knot_centre_lines) checks them).
 ///
 /// Sample 0 is the standing part's far end, at +x (pulled along +x); the last is the free tail's
 /// end, inside the big loop. The rope: the standing part S comes in along −x and crosses over leg
@@ -129,7 +131,7 @@ pub struct BowlineCylinder {
 pub fn bowline_centre_line(size: Real, tail: Real) -> (Vec<Vec3>, BowlineCylinder) {
     // the layout's unit: the widest ribbon it admits
     let u = size / 3.0;
-    let r = u; // every in-plane turn (centre line), at least 0.86 of the widest ribbon
+    let r = u; // every in-plane turn's radius (centre line): the widest ribbon's width
     let gap = 0.2 * u; // in-plane gap between the edges of neighbouring strands on one level
     let delta = 0.15 * u; // the step between the five levels
     let y_bundle = -1.2 * u; // leg B and the tail through the small loop

@@ -232,7 +232,7 @@ pub fn cylinder(radius: Real, height: Real, segments: u32, rings: u32, caps: boo
     positive("height", height)?;
     at_least("segments", segments, 3)?;
     at_least("rings", rings, 1)?;
-    not_too_many("segments", (rings as u128 + 1) * segments as u128 + 2)?;
+    not_too_many(if rings > segments { "rings" } else { "segments" }, (rings as u128 + 1) * segments as u128 + 2)?;
     let s = segments;
     let mut positions = Vec::with_capacity(((rings + 1) * s + 2) as usize);
     for r in 0..=rings {
@@ -242,22 +242,22 @@ pub fn cylinder(radius: Real, height: Real, segments: u32, rings: u32, caps: boo
             positions.push(Vec3::new(radius * a.cos(), radius * a.sin(), z));
         }
     }
+    let (bottom, top) = (positions.len() as u32, positions.len() as u32 + 1);
+    if caps {
+        positions.push(Vec3::new(0.0, 0.0, -0.5 * height));
+        positions.push(Vec3::new(0.0, 0.0, 0.5 * height));
+    }
+    // column by column around, as the generator did before `rings` and `caps` existed
     let mut triangles = Vec::with_capacity(2 * (rings * s + s) as usize);
-    for r in 0..rings {
-        let (lo, hi) = (r * s, (r + 1) * s);
-        for k in 0..s {
-            let k1 = (k + 1) % s;
+    for k in 0..s {
+        let k1 = (k + 1) % s;
+        for r in 0..rings {
+            let (lo, hi) = (r * s, (r + 1) * s);
             triangles.push([lo + k, lo + k1, hi + k1]);
             triangles.push([lo + k, hi + k1, hi + k]);
         }
-    }
-    if caps {
-        let (bottom, top) = (positions.len() as u32, positions.len() as u32 + 1);
-        positions.push(Vec3::new(0.0, 0.0, -0.5 * height));
-        positions.push(Vec3::new(0.0, 0.0, 0.5 * height));
-        let last = rings * s;
-        for k in 0..s {
-            let k1 = (k + 1) % s;
+        if caps {
+            let last = rings * s;
             triangles.push([bottom, k1, k]);
             triangles.push([top, last + k, last + k1]);
         }
@@ -621,6 +621,7 @@ mod tests {
             icosphere(1.0, 2).unwrap(),
             box_surface([1.0, 2.0, 3.0], 3).unwrap(),
             cylinder(1.0, 2.0, 12, 1, true).unwrap(),
+            cylinder(1.0, 2.0, 12, 3, true).unwrap(),
         ] {
             assert_eq!(euler(&m), 2, "closed genus-0 surface");
             let centroid: Vec3 = m.positions.iter().sum::<Vec3>() / m.positions.len() as Real;
@@ -731,6 +732,18 @@ mod tests {
         let z: Vec<Real> = m.positions.iter().map(|p| p.z).collect();
         assert_eq!((z[0], z[28 * 46]), (-1.0, 1.0));
         assert_eq!(cylinder(0.5, 2.0, 46, 0, false).unwrap_err().key, "rings");
+        // the defaults (one ring of pieces, caps) give the mesh of the generator before the two
+        // keys existed, triangle for triangle (its list for four segments)
+        let old = cylinder(1.0, 2.0, 4, 1, true).unwrap();
+        let expected: Vec<[u32; 3]> = (0..4u32)
+            .flat_map(|k| {
+                let k1 = (k + 1) % 4;
+                [[k, k1, 4 + k1], [k, 4 + k1, 4 + k], [8, k1, k], [9, 4 + k, 4 + k1]]
+            })
+            .collect();
+        assert_eq!(old.triangles, expected);
+        assert_eq!(old.positions.len(), 10);
+        assert_eq!((old.positions[8].z, old.positions[9].z, old.positions[5].z), (-1.0, 1.0, 1.0));
     }
 
     #[test]

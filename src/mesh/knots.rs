@@ -1,6 +1,7 @@
 //! Knot centre lines made by the project (issue 22), swept into ribbons: the overhand knot's
 //! control points trace its crossings and are joined by a centripetal Catmull–Rom spline; the
-//! reef knot's two strands and the bowline ([`bowline_centre_line`]) are closed-form curves. The knots are open (free tails, to be
+//! reef knot's two strands and the bowline ([`bowline_centre_line`]) are closed-form
+//! curves. The knots are open (free tails, to be
 //! pulled), so they tie a knot only once their ends are joined far outside, as a rope's are by
 //! the hands that pull it.
 

@@ -167,6 +167,23 @@ impl Hinge {
         d * d * g1 * g2 * (self.stiffness * self.shape_factor)
     }
 
+    /// At rest (θ = θ̄ and neither wing crushed), the mass-scaled spectral radius of the Hessian
+    /// 2w·∇θ∇θᵀ, 2w·Σᵢ‖∇ᵢθ‖²/mᵢ (held vertices, of infinite mass, drop out); `None` elsewhere.
+    fn rest_spectral_radius(&self, x: &[Vec3], masses: &[Real]) -> Option<Real> {
+        debug_assert_eq!(masses.len(), 4, "a hinge's four masses");
+        let e = x[1] - x[0];
+        let crushed =
+            e.cross(&(x[2] - x[0])).norm() < self.knee_norms[0] || (x[3] - x[1]).cross(&e).norm() < self.knee_norms[1];
+        if angle_generic(x) - self.rest_angle != 0.0 || crushed {
+            return None;
+        }
+        let mut grad = [Vec3::zeros(); 4];
+        angle_gradient(x, &mut grad);
+        let weighted: Real =
+            grad.iter().zip(masses).filter(|(_, m)| m.is_finite()).map(|(g, m)| g.norm_squared() / m).sum();
+        Some(2.0 * self.stiffness * self.shape_factor * weighted)
+    }
+
     /// The relative areas sᵢ = Aᵢ/(κ Āᵢ) of the two wings and their gradients (four entries each,
     /// overwritten).
     fn relative_areas(&self, x: &[Vec3], grads: &mut [[Vec3; 4]; 2]) -> [Real; 2] {
@@ -267,21 +284,11 @@ impl Potential for Hinge {
     /// fraction of the cost of the automatic-differentiation Hessian and its eigenvalues, which
     /// the other positions still take.
     fn stable_step(&self, x: &[Vec3], masses: &[Real]) -> Option<Real> {
-        let d = angle_generic(x) - self.rest_angle;
-        let e = x[1] - x[0];
-        let crushed =
-            e.cross(&(x[2] - x[0])).norm() < self.knee_norms[0] || (x[3] - x[1]).cross(&e).norm() < self.knee_norms[1];
-        let lambda = if d == 0.0 && !crushed {
-            let mut grad = [Vec3::zeros(); 4];
-            angle_gradient(x, &mut grad);
-            let w = self.stiffness * self.shape_factor;
-            let weighted: Real =
-                grad.iter().zip(masses).filter(|(_, m)| m.is_finite()).map(|(g, m)| g.norm_squared() / m).sum();
-            2.0 * w * weighted
-        } else {
-            mass_scaled_spectral_radius(&self.hessian(x)?, masses)
+        let lambda = match self.rest_spectral_radius(x, masses) {
+            Some(lambda) => lambda,
+            None => mass_scaled_spectral_radius(&self.hessian(x)?, masses),
         };
-        (lambda > 0.0 && lambda.is_finite()).then(|| 2.0 / lambda.sqrt())
+        (lambda > 0.0).then(|| 2.0 / lambda.sqrt())
     }
 
     /// A plastic hinge yields here: θ̄ moves to within θ_y of θ at the tick's positions `x`; the
@@ -392,6 +399,9 @@ mod tests {
             let h = Hinge::new(ids(), x, 0.37).unwrap();
             let (closed, full) = (h.stable_step(&x, &masses).unwrap(), hessian_period(&h, &x, &masses));
             assert!((closed / full - 1.0).abs() < 1e-12, "fold {fold}: {closed} against {full}");
+            // and at rest it is the closed form that gave it
+            let radius = h.rest_spectral_radius(&x, &masses).expect("at rest");
+            assert_eq!(closed, 2.0 / radius.sqrt());
             // away from rest: the Hessian's, bit for bit
             let bent = hinge(fold + 0.3);
             assert_eq!(h.stable_step(&bent, &masses), Some(hessian_period(&h, &bent, &masses)));
@@ -403,6 +413,7 @@ mod tests {
         crushed[2] = Vec3::new(0.4, 0.2, 0.0);
         let m = [1.0; 4];
         assert_eq!(h.stable_step(&crushed, &m), Some(hessian_period(&h, &crushed, &m)));
+        assert_eq!(h.rest_spectral_radius(&crushed, &m), None);
     }
 
     /// Edge along x, wing 1 in +y, wing 2 folded by `fold` out of the plane from −y.
