@@ -1,11 +1,14 @@
 //! Event throughput of the AVI engine against the raw throughput of its queue (docs/design.md,
-//! "Performance goals"), the queue's dense class against a sparse one, and how the engine scales
-//! with vertex count. Figures: docs/performance.md.
+//! "Performance goals"), the queue's dense class against a sparse one, how the engine scales
+//! with vertex count, and what building it costs (the hinges' stable periods). Figures:
+//! docs/performance.md.
 //!
 //! Run: `cargo bench --bench engine`
 
 use avicontact::events::{EventQueue, Filing};
-use avicontact::math::Time;
+use avicontact::ids::VertexId;
+use avicontact::math::{Time, Vec3};
+use avicontact::potential::{mass_scaled_spectral_radius, Hinge, Potential};
 use avicontact::scene;
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -155,5 +158,42 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engine_vs_queue, queue_classes, scaling);
+/// Set-up: building the 100 × 100 cloth (scene, model, every clock's period), and a hinge's
+/// stable period at rest in closed form (`Hinge::stable_step`) against the same period from its
+/// dual-number Hessian and eigenvalues (the trait's default, which other positions take).
+fn setup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("setup");
+    group.sample_size(10);
+    group.bench_function("build_cloth_100x100", |b| b.iter(|| black_box(cloth(100))));
+    // 1 000 hinges of a gently curved strip, each at rest
+    let hinges: Vec<(Hinge, [Vec3; 4])> = (0..1000)
+        .map(|k| {
+            let bend = 0.3 * (k as f64 * 0.37).sin();
+            let x = [
+                Vec3::zeros(),
+                Vec3::new(0.01, 0.0, 0.0),
+                Vec3::new(0.004, 0.01, 0.0),
+                Vec3::new(0.007, -0.01 * bend.cos(), 0.01 * bend.sin()),
+            ];
+            let ids = [VertexId(0), VertexId(1), VertexId(2), VertexId(3)];
+            (Hinge::new(ids, x, 1e-3).expect("a hinge"), x)
+        })
+        .collect();
+    let masses = [1e-5, 2e-5, 1.5e-5, 1e-5];
+    group.throughput(Throughput::Elements(hinges.len() as u64));
+    group.bench_function("hinge_period_closed_form", |b| {
+        b.iter(|| hinges.iter().map(|(h, x)| h.stable_step(x, &masses).unwrap()).sum::<f64>())
+    });
+    group.bench_function("hinge_period_hessian", |b| {
+        b.iter(|| {
+            hinges
+                .iter()
+                .map(|(h, x)| 2.0 / mass_scaled_spectral_radius(&h.hessian(x).unwrap(), &masses).sqrt())
+                .sum::<f64>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, engine_vs_queue, queue_classes, scaling, setup);
 criterion_main!(benches);
