@@ -17,6 +17,29 @@ pub(crate) trait AdScalar: DualNum<Primitive = Real> + Copy {}
 
 impl<T: DualNum<Primitive = Real> + Copy> AdScalar for T {}
 
+/// atan2(y, x) over an AD scalar with derivatives that stay finite wherever (x, y) ≠ 0.
+///
+/// `num_dual`'s own `atan2` differentiates atan(y/x), which is infinite at x = 0 (a hinge at
+/// exactly 90°) and loses digits near it. Here the branch with the smaller ratio is taken:
+/// atan(y/x) shifted by ±π where |x| ≥ |y|, π/2·sign(y) − atan(x/y) elsewhere; the shifts are
+/// constants, so each branch's derivatives are those of atan2 itself.
+pub(crate) fn atan2<T: AdScalar>(y: T, x: T) -> T {
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let (yr, xr) = (y.re(), x.re());
+    let angle = if xr.abs() >= yr.abs() {
+        let base = (y / x).atan();
+        match (xr < 0.0, yr < 0.0) {
+            (false, _) => base,
+            (true, false) => base + PI,
+            (true, true) => base - PI,
+        }
+    } else {
+        -(x / y).atan() + FRAC_PI_2.copysign(yr)
+    };
+    // the value itself from the real atan2, bit for bit as before
+    angle - angle.re() + yr.atan2(xr)
+}
+
 /// The exact Hessian of `energy` at the stencil positions `x`, as a dense vertex-major
 /// 3n×3n matrix (rows `3i..3i+3` are vertex `i`), with `N = 3 * x.len()`.
 ///

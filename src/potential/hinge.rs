@@ -213,7 +213,7 @@ pub(crate) fn angle_generic<T: AdScalar>(x: &[Vector3<T>]) -> T {
     // atan2(ê·(n₂×n₁), n₁·n₂) = atan2(e·(n₂×n₁), ‖e‖ n₁·n₂): both arguments scaled by ‖e‖ > 0.
     let sin = n2.cross(&n1).dot(&e);
     let cos = n1.dot(&n2) * e.dot(&e).sqrt();
-    sin.atan2(cos)
+    super::ad::atan2(sin, cos)
 }
 
 /// ∂θ/∂x in closed form; no allocation.
@@ -419,6 +419,41 @@ mod tests {
     /// Edge along x, wing 1 in +y, wing 2 folded by `fold` out of the plane from −y.
     fn hinge(fold: Real) -> [Vec3; 4] {
         [Vec3::zeros(), Vec3::x(), Vec3::new(0.4, 1.0, 0.0), Vec3::new(0.7, -fold.cos(), fold.sin())]
+    }
+
+    #[test]
+    fn the_hessian_is_the_gradients_derivative_at_every_fold_also_at_right_angles() {
+        // the angle's cosine is zero at ±90°, where atan2 through atan(sin/cos) has infinite
+        // derivatives: the Hessian there and near it must still be the gradient's central
+        // difference (the hand-written gradient shares no code with the dual numbers)
+        let h = Hinge::new(ids(), hinge(0.2), 0.37).unwrap();
+        let gradient = |x: &[Vec3]| {
+            let mut g = [Vec3::zeros(); 4];
+            h.gradient(x, &mut g);
+            g
+        };
+        let right = std::f64::consts::FRAC_PI_2;
+        for fold in [right, -right, right + 1e-9, right - 1e-7, 1.3, 2.9, -3.0] {
+            let x = hinge(fold);
+            let exact = h.hessian(&x).unwrap();
+            assert!(exact.iter().all(|v| v.is_finite()), "fold {fold}: {exact}");
+            let step = 1e-6;
+            for c in 0..12 {
+                let (mut plus, mut minus) = (x, x);
+                plus[c / 3][c % 3] += step;
+                minus[c / 3][c % 3] -= step;
+                let (gp, gm) = (gradient(&plus), gradient(&minus));
+                for r in 0..12 {
+                    let difference = (gp[r / 3][r % 3] - gm[r / 3][r % 3]) / (2.0 * step);
+                    let error = (exact[(r, c)] - difference).abs();
+                    assert!(
+                        error <= 1e-6 * exact.amax(),
+                        "fold {fold}, ({r}, {c}): {} against {difference}",
+                        exact[(r, c)]
+                    );
+                }
+            }
+        }
     }
 
     #[test]
