@@ -36,6 +36,9 @@ pub struct Checkpoint {
     pub request: ResumeRequest,
     /// The simulated time of the last processed event, s.
     pub time: f64,
+    /// The simulated time the run had been taken to, s: every event at or before it processed
+    /// (the run is complete once this reaches its duration).
+    pub reached: f64,
     /// Frames written when it was taken (the frame files, `stats.csv` rows).
     pub frames_written: u64,
     /// Rows of `contact.csv` written when it was taken.
@@ -110,12 +113,9 @@ impl std::fmt::Display for CheckpointError {
         match self {
             CheckpointError::Unsupported(what) => write!(f, "checkpoints are not supported for {what}"),
             CheckpointError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            CheckpointError::Missing { path } => write!(
-                f,
-                "{}: no checkpoint: the run was not started with --checkpoint-every, or it completed (a \
-                 completed run removes its checkpoint)",
-                path.display()
-            ),
+            CheckpointError::Missing { path } => {
+                write!(f, "{}: no checkpoint: the run was not started with --checkpoint-every", path.display())
+            }
             CheckpointError::Corrupt { path, reason } => {
                 write!(f, "{}: not a complete checkpoint ({reason}); run the scene again", path.display())
             }
@@ -232,6 +232,7 @@ mod tests {
                 checkpoint_every: 0.1,
             },
             time: 0.1,
+            reached: 0.1,
             frames_written: 7,
             contact_rows: 0,
             state: vec![1, 2, 3, 255],

@@ -67,10 +67,15 @@ enum Command {
     },
     /// Continue a run from DIR/checkpoint.bin (written by `run --checkpoint-every`), with the same
     /// scene, overrides and build, into the same DIR: frames and rows written after the
-    /// checkpoint are written again, identical to those of a run never stopped.
+    /// checkpoint are written again, identical to those of a run never stopped. A completed run
+    /// keeps its last checkpoint, so `--duration` can take it further.
     Resume {
-        /// The interrupted run's output directory.
+        /// The interrupted (or completed) run's output directory.
         dir: PathBuf,
+        /// Run on to this simulated time instead of the run's own duration: the files are those
+        /// of a run started with this duration. Must be past the checkpoint's time.
+        #[arg(long, value_name = "SECONDS")]
+        duration: Option<f64>,
         /// No set-up lines, progress or closing line (errors are still printed).
         #[arg(long, short)]
         quiet: bool,
@@ -178,7 +183,9 @@ fn main() -> ExitCode {
             insist,
             checkpoint_every,
         }),
-        Command::Resume { dir, quiet, progress_interval } => cli::run::resume(&dir, quiet, progress_interval),
+        Command::Resume { dir, duration, quiet, progress_interval } => {
+            cli::run::resume(&dir, duration, quiet, progress_interval)
+        }
         Command::Info { scene } => cli::info::info(&scene),
         Command::Compare { scene, runs, out, duration, quiet, insist } => {
             cli::compare::compare(&scene, &runs, &out, duration, quiet, insist)

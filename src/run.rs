@@ -197,7 +197,7 @@ impl LoadedRun {
         // the first checkpoint, at t = 0, taken before anything is written: a run that cannot be
         // checkpointed is refused now rather than at its first checkpoint
         let first = match &checkpoints {
-            Some(checkpoints) => Some(checkpoints.take(&simulation, 0, 0).map_err(|e| format!("{label}: {e}"))?),
+            Some(checkpoints) => Some(checkpoints.take(&simulation, 0, 0, 0.0).map_err(|e| format!("{label}: {e}"))?),
             None => None,
         };
         let writer = FrameWriter::create(&out, simulation.model()).map_err(|e| format!("--out: {e}"))?;
@@ -226,9 +226,28 @@ impl LoadedRun {
 /// run rebuilt from its scene and overrides, checked to be the same, its state put back, and
 /// `dir`'s files cut back to the checkpoint (frames and rows written after it are written again).
 /// A checkpoint that is damaged, of another build or of a changed scene is refused, and nothing
-/// in `dir` is changed.
+/// in `dir` is changed; so is a completed run's (use [`resume_to`] with a longer duration).
 pub fn resume(dir: &Path) -> Result<ReadyRun, String> {
+    resume_to(dir, None)
+}
+
+/// [`resume`], on to `duration` s instead of the run's own duration when given
+/// (`avicontact resume DIR --duration S`): the files are then those of a run started with
+/// `--duration S`, and later checkpoints continue to `S`. The duration must be past the
+/// checkpoint's time; without one, a completed run's checkpoint is refused, saying so.
+pub fn resume_to(dir: &Path, duration: Option<f64>) -> Result<ReadyRun, String> {
+    if let Some(d) = duration {
+        positive("--duration", d, "seconds")?;
+    }
     let checkpoint = read_checkpoint(dir).map_err(|e| e.to_string())?;
+    if let Some(d) = duration.filter(|&d| d <= checkpoint.time) {
+        return Err(format!(
+            "--duration: {} s is not past the checkpoint in {}, at t = {} s; give a longer duration",
+            Compact(d),
+            dir.display(),
+            Compact(checkpoint.time)
+        ));
+    }
     let request = &checkpoint.request;
     let mut run = RunRequest::new(&request.scene, dir);
     run.duration = request.duration;
@@ -247,19 +266,45 @@ pub fn resume(dir: &Path) -> Result<ReadyRun, String> {
         return Err(CheckpointError::OtherScene { path, scene: label }.to_string());
     }
     simulation.restore_state(&checkpoint.state).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut checkpoints = checkpoints;
+    match duration {
+        Some(d) => {
+            simulation.set_duration(d).map_err(|e| format!("--duration: {e}"))?;
+            checkpoints.request.duration = Some(d);
+        }
+        None if checkpoint.reached >= simulation.parameters().duration => {
+            return Err(format!(
+                "{}: the run is complete (t = {} s); `avicontact resume {} --duration S` with S past {} s takes \
+                 it further",
+                path.display(),
+                Compact(checkpoint.reached),
+                dir.display(),
+                Compact(checkpoint.reached)
+            ));
+        }
+        None => {}
+    }
     let writer = FrameWriter::resume(dir, checkpoint.frames_written, checkpoint.contact_rows)
         .map_err(|e| format!("{e}; run the scene again"))?;
     Ok(ReadyRun { simulation, name, writer, out: dir.to_path_buf(), profile, checkpoints: Some(checkpoints) })
 }
 
 impl Checkpoints {
-    /// The checkpoint of `simulation` now, after `frames` frames and `contact_rows` rows.
-    fn take(&self, simulation: &Simulation, frames: u64, contact_rows: u64) -> Result<Checkpoint, CheckpointError> {
+    /// The checkpoint of `simulation` now, taken to `reached` s, after `frames` frames and
+    /// `contact_rows` rows.
+    fn take(
+        &self,
+        simulation: &Simulation,
+        frames: u64,
+        contact_rows: u64,
+        reached: f64,
+    ) -> Result<Checkpoint, CheckpointError> {
         Ok(Checkpoint {
             build: build_id(),
             fingerprint: self.fingerprint,
             request: self.request.clone(),
             time: simulation.now().seconds(),
+            reached,
             frames_written: frames,
             contact_rows,
             state: simulation.save_state()?,
@@ -315,20 +360,24 @@ impl ReadyRun {
             let result = self.simulation.advance_to(target, &mut (&mut self.writer, &mut *observer));
             let last = target >= duration;
             match result {
-                Ok(()) if last => {
-                    // a completed run needs no checkpoint (and a reef knot's is tens of megabytes)
-                    let path = self.out.join(crate::checkpoint::FILE_NAME);
-                    return std::fs::remove_file(&path)
-                        .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
-                        .map_err(|e| SimulationError::Observer(format!("{}: {e}", path.display()).into()));
-                }
+                // a completed run keeps its last checkpoint too, so `resume --duration` can take
+                // it further
                 Ok(()) | Err(SimulationError::Interrupted { .. }) => {
-                    let checkpoint =
-                        checkpoints.take(&self.simulation, self.writer.frames_written(), self.writer.contact_rows());
+                    // interrupted: taken as far as its last event
+                    let reached = if result.is_ok() { target } else { self.simulation.now().seconds() };
+                    let checkpoint = checkpoints.take(
+                        &self.simulation,
+                        self.writer.frames_written(),
+                        self.writer.contact_rows(),
+                        reached,
+                    );
                     checkpoint
                         .and_then(|checkpoint| write_checkpoint(&self.out, &checkpoint))
                         .map_err(|e| SimulationError::Observer(format!("checkpoint: {e}").into()))?;
                     result?;
+                    if last {
+                        return Ok(());
+                    }
                 }
                 Err(e) => return Err(e),
             }

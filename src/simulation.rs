@@ -196,7 +196,17 @@ impl Simulation {
         self.backend.ledger()
     }
 
-    /// The parameters the simulation was built with.
+    /// Moves the end of the run to `duration` s (finite and > 0), as `resume --duration` does:
+    /// the duration says only where [`run`](Self::run) stops, so a run taken on past its old end
+    /// makes the events of one started with the new duration.
+    pub fn set_duration(&mut self, duration: f64) -> Result<(), SimulationError> {
+        let parameters = SimulationParameters { duration, ..self.parameters.clone() };
+        check_duration(&parameters)?;
+        self.parameters = parameters;
+        Ok(())
+    }
+
+    /// The parameters the simulation was built with (the duration as last set).
     pub fn parameters(&self) -> &SimulationParameters {
         &self.parameters
     }
@@ -277,7 +287,9 @@ impl Simulation {
         // encoding into a vector cannot fail for these types
         let _ = encode(&self.model.vertices, &mut bytes);
         let bodies: Vec<_> = self.model.bodies.values().collect();
-        bytes.extend(format!("{bodies:?}{:?}{}", self.parameters, self.backend.name()).bytes());
+        // the duration says where the run stops, not where it starts: `resume --duration` may change it
+        let start = SimulationParameters { duration: 0.0, ..self.parameters.clone() };
+        bytes.extend(format!("{bodies:?}{start:?}{}", self.backend.name()).bytes());
         for (potential, period) in self.backend.periods() {
             bytes.extend(potential.kind().bytes());
             bytes.extend(potential.stencil().iter().flat_map(|v| v.0.to_le_bytes()));

@@ -9,7 +9,7 @@
 mod common;
 
 use avicontact::observe::{Frame, Observer, ObserverError};
-use avicontact::run::{resume, RunRequest};
+use avicontact::run::{resume, resume_to, RunRequest};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -101,7 +101,11 @@ fn stopped_and_resumed(scene: &str, backend: Option<&str>, duration: f64, every:
     }
     let finished = ready.execute(&mut ());
     assert!(finished.result.is_ok(), "{scene}: resumed run failed: {:?}", finished.result);
-    assert!(!stopped.join("checkpoint.bin").exists(), "{scene}: a completed run removes its checkpoint");
+    let e = resume(&stopped).map(|_| ()).unwrap_err();
+    assert!(
+        e.contains("the run is complete"),
+        "{scene}: a completed run's checkpoint resumes only with a duration: {e}"
+    );
     let (a, b) = (outputs(&straight), outputs(&stopped));
     assert_eq!(a.len(), b.len(), "{scene}: {} files straight, {} stopped and resumed", a.len(), b.len());
     for ((name_a, bytes_a), (name_b, bytes_b)) in a.iter().zip(&b) {
@@ -159,6 +163,61 @@ fn phantom_bodies_and_the_synchronous_backend_resume_bit_identically() {
     for backend in ["sync:bdf2", "sync:a-search"] {
         stopped_and_resumed("sheet-on-block", Some(backend), 0.3, 0.1, 8, true);
     }
+}
+
+/// `scene` run for `duration` s with checkpoints every `every` s into `out`, stopped after
+/// `stop_frames` frames when given; returns how it ended.
+fn checkpointed(scene: &str, out: &Path, duration: f64, every: f64, stop_frames: Option<u64>) -> bool {
+    let mut request = RunRequest::new(scene, out);
+    request.duration = Some(duration);
+    request.checkpoint_every = Some(every);
+    let ready = request.load().and_then(|l| l.build()).expect("valid scene");
+    let interrupt = ready.simulation.interrupt().clone();
+    let finished = match stop_frames {
+        Some(frames) => ready.execute(&mut StopAfter { frames, interrupt, keep_after: None, kept: false }),
+        None => ready.execute(&mut ()),
+    };
+    finished.result.is_ok()
+}
+
+#[test]
+fn a_run_taken_further_with_a_new_duration_writes_the_files_of_a_run_started_with_it() {
+    let root = tempfile::tempdir().unwrap();
+    let scene = "sheet-on-sphere";
+    let straight = root.path().join("straight");
+    let mut request = RunRequest::new(scene, &straight);
+    request.duration = Some(0.35);
+    assert!(request.load().and_then(|l| l.build()).expect("valid scene").execute(&mut ()).result.is_ok());
+
+    // completed at 0.2 s, then taken on to 0.35 s
+    let completed = root.path().join("completed");
+    assert!(checkpointed(scene, &completed, 0.2, 0.1, None), "the first 0.2 s complete");
+    let before = outputs(&completed);
+    for (duration, says) in [
+        (0.1, "--duration: 0.1 s is not past the checkpoint"),
+        (0.2, "--duration: 0.2 s is not past the checkpoint"),
+        (-1.0, "--duration: must be a finite number of seconds > 0"),
+        (f64::NAN, "--duration: must be a finite number of seconds > 0"),
+    ] {
+        let e = resume_to(&completed, Some(duration)).map(|_| ()).unwrap_err();
+        assert!(e.contains(says), "{duration}: {e}");
+    }
+    assert_eq!(outputs(&completed), before, "a refused resume changes nothing");
+    let finished = resume_to(&completed, Some(0.35)).expect("resumes").execute(&mut ());
+    assert!(finished.result.is_ok(), "{:?}", finished.result);
+    // simulated_time is the last event's, just before the end
+    assert!(finished.summary.duration == 0.35 && finished.summary.simulated_time > 0.34, "{:?}", finished.summary);
+    assert!(outputs(&completed) == outputs(&straight), "taken further, the files are those of a 0.35 s run");
+
+    // stopped after 4 frames of a 0.2 s run, resumed on to 0.35 s
+    let stopped = root.path().join("stopped");
+    assert!(!checkpointed(scene, &stopped, 0.2, 0.05, Some(4)), "stopped by its interrupt");
+    let finished = resume_to(&stopped, Some(0.35)).expect("resumes").execute(&mut ());
+    assert!(finished.result.is_ok(), "{:?}", finished.result);
+    assert!(outputs(&stopped) == outputs(&straight), "stopped and taken further, the files are those of a 0.35 s run");
+    // its checkpoints now continue to 0.35 s: it is complete there
+    let e = resume(&stopped).map(|_| ()).unwrap_err();
+    assert!(e.contains("the run is complete (t = 0.35 s)"), "{e}");
 }
 
 #[test]

@@ -1355,7 +1355,11 @@ fn a_run_killed_outright_resumes_from_its_last_checkpoint_to_the_files_of_a_run_
     assert!(frames_and_stats(&killed) == frames_and_stats(&straight), "the resumed run's files differ");
     let summary = fs::read_to_string(killed.join("summary.json")).unwrap();
     assert!(summary.contains("\"status\": \"completed\""), "{summary}");
-    assert!(!killed.join("checkpoint.bin").exists(), "a completed run removes its checkpoint");
+    // a completed run keeps its last checkpoint: resumed as it is, it says it is complete
+    let o = avicontact(&["resume", killed_s]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("the run is complete (t = 4 s)") && e.contains("--duration"), "{e}");
 
     // nothing to resume: exit 2 with the reason
     let o = avicontact(&["resume", straight_s]);

@@ -11,7 +11,8 @@ no energy drift. This package drives the Rust library from Python:
 >>> sim.energy()["total"]                        # the numbers stats.csv prints, bit for bit
 
 ``avicontact.run(scene, out)`` writes the files of ``avicontact run SCENE --out OUT``;
-``avicontact.resume(out)`` continues one started with ``checkpoint_every`` from its checkpoint.
+``avicontact.resume(out)`` continues one started with ``checkpoint_every`` from its checkpoint
+(``duration=`` takes it further, also past its end).
 The scene format is docs/scene-format.md of the repository.
 """
 

@@ -89,11 +89,14 @@ def run(
     With ``checkpoint_every`` (simulated seconds), as ``--checkpoint-every``: ``out/checkpoint.bin`` holds the
     run's state at every multiple of it and at Ctrl-C, for ``resume(out)``."""
 
-def resume(out: _Path) -> Dict[str, Any]:
+def resume(out: _Path, duration: Optional[float] = None) -> Dict[str, Any]:
     """Continues the run in ``out`` from ``out/checkpoint.bin`` as ``avicontact resume OUT`` does, to the files a
-    run never stopped writes, byte for byte, and returns summary.json as a dict. Raises SceneError when there is
-    no usable checkpoint (damaged, of another build or of a changed scene; nothing changed), and as ``run``
-    otherwise. A checkpoint resumes in the build that wrote it: the command line's or this package's."""
+    run never stopped writes, byte for byte, and returns summary.json as a dict. With ``duration`` (simulated
+    seconds, past the checkpoint), as ``--duration``: on to it instead of the run's own end, also past the end of
+    a completed run (which keeps its last checkpoint), to the files of a run started with that duration. Raises
+    SceneError when there is no usable checkpoint (damaged, of another build or of a changed scene; a completed
+    run without ``duration``; nothing changed), and as ``run`` otherwise. A checkpoint resumes in the build that
+    wrote it: the command line's or this package's."""
 
 def scenes() -> list[str]:
     """The names of the built-in scenes."""

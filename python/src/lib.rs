@@ -339,12 +339,14 @@ fn run<'py>(
     carry_out(py, ready)
 }
 
-/// Continues the run in `out` from its checkpoint, as `avicontact resume OUT` does, and returns
-/// summary.json as a dict.
+/// Continues the run in `out` from its checkpoint, as `avicontact resume OUT [--duration S]` does
+/// (on to `duration` s when given, also past a completed run's end), and returns summary.json as
+/// a dict.
 #[pyfunction]
-fn resume<'py>(py: Python<'py>, out: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (out, duration = None))]
+fn resume<'py>(py: Python<'py>, out: &Bound<'py, PyAny>, duration: Option<f64>) -> PyResult<Bound<'py, PyAny>> {
     let out = path(out, "out")?;
-    let ready = py.detach(|| avicontact::run::resume(Path::new(&out))).map_err(SceneError::new_err)?;
+    let ready = py.detach(|| avicontact::run::resume_to(Path::new(&out), duration)).map_err(SceneError::new_err)?;
     carry_out(py, ready)
 }
 

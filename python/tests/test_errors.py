@@ -127,9 +127,18 @@ def test_a_run_stopped_by_ctrl_c_resumes_from_its_checkpoint_to_the_files_of_one
     assert (out_dir / "checkpoint.bin").is_file(), "a checkpoint at the interruption"
     summary = avicontact.resume(out_dir)
     assert summary["status"] == "completed" and summary["frames"] == 181
-    assert not (out_dir / "checkpoint.bin").exists(), "a completed run removes its checkpoint"
     avicontact.run("sheet-on-sphere", straight, duration=6.0)
     for name in ["stats.csv", "frames/frame_00000.obj", "frames/frame_00090.obj", "frames/frame_00180.obj"]:
         assert (out_dir / name).read_bytes() == (straight / name).read_bytes(), name
-    with pytest.raises(avicontact.SceneError, match="no checkpoint"):
+    # a completed run keeps its last checkpoint: resuming it as it is says so
+    with pytest.raises(avicontact.SceneError, match="the run is complete"):
         avicontact.resume(out_dir)
+    # and on to 6.5 s: the files of a 6.5 s run
+    summary = avicontact.resume(out_dir, duration=6.5)
+    assert summary["status"] == "completed" and summary["frames"] == 196 and summary["duration"] == 6.5
+    longer = tmp_path / "longer"
+    avicontact.run("sheet-on-sphere", longer, duration=6.5)
+    for name in ["stats.csv", "frames/frame_00180.obj", "frames/frame_00195.obj"]:
+        assert (out_dir / name).read_bytes() == (longer / name).read_bytes(), name
+    with pytest.raises(avicontact.SceneError, match="no checkpoint"):
+        avicontact.resume(straight)

@@ -96,14 +96,15 @@ pub fn run(options: &RunOptions<'_>) -> ExitCode {
     carry_out(ready, &name, duration, options.out, options.quiet, options.progress_interval)
 }
 
-/// `avicontact resume DIR`: continues the run in `DIR` from its checkpoint, bit-identically to a
-/// run never stopped; exit codes as [`run`]'s (2: no usable checkpoint, nothing changed).
-pub fn resume(dir: &Path, quiet: bool, progress_interval: Option<f64>) -> ExitCode {
+/// `avicontact resume DIR [--duration S]`: continues the run in `DIR` from its checkpoint (to `S`
+/// when given), bit-identically to a run never stopped; exit codes as [`run`]'s (2: no usable
+/// checkpoint or a bad duration, nothing changed).
+pub fn resume(dir: &Path, duration: Option<f64>, quiet: bool, progress_interval: Option<f64>) -> ExitCode {
     if let Err(code) = check_progress_interval(progress_interval) {
         return code;
     }
     let set_up = Instant::now();
-    let ready = match avicontact::run::resume(dir) {
+    let ready = match avicontact::run::resume_to(dir, duration) {
         Ok(ready) => ready,
         Err(e) => return bad_input(e),
     };
