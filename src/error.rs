@@ -78,6 +78,23 @@ pub enum SimulationError {
         /// The frame time at which it was noticed, s.
         time: f64,
     },
+    /// An element stiffened by its strain past its clock: its stable step is below the period
+    /// fixed for it at rest, so explicit kicks would blow up (a ribbon pulled far past its rest
+    /// length). Cannot continue.
+    ClockOutgrown {
+        /// The potential's kind (`"membrane"`).
+        kind: &'static str,
+        /// The body's name.
+        body: String,
+        /// Its vertices, numbered within the body.
+        vertices: Vec<u32>,
+        /// When, s.
+        time: Real,
+        /// Its clock period, s.
+        period: Real,
+        /// Its stable step there, s.
+        stable: Real,
+    },
     /// Contact handling cannot go on: a layer period fell toward round-off (ACM §9, "Zeno") or
     /// a pair touched. Cannot continue.
     Contact(crate::contact::ContactError),
@@ -136,6 +153,17 @@ impl fmt::Display for SimulationError {
             SimulationError::ImplicitSolve { body, time, reason } => {
                 write!(f, "the implicit step of phantom body \"{body}\" at t = {} s failed: {reason}", Compact(*time))
             }
+            SimulationError::ClockOutgrown { kind, body, vertices, time, period, stable } => write!(
+                f,
+                "the {kind} of body \"{body}\" on its vertices {vertices:?} has stiffened past its clock at t = {} s: \
+                 stretched, its stable step is now {} of its period of {} s, so explicit kicks would blow up from \
+                 here (ACM §3). Pull or load the body less far or more slowly, shorten its period (lower [simulation] \
+                 safety_factor, or the period key that sets it: docs/scene-format.md, \"Clock periods\"), or put the \
+                 body on implicit steps ([[body]] integration = \"phantom\")",
+                Compact(*time),
+                Compact::rounded(*stable / *period, 4),
+                Compact::rounded(*period, 3)
+            ),
             SimulationError::Contact(e) => write!(f, "contact: {e}"),
             SimulationError::Audit(e) => write!(f, "{e}"),
             SimulationError::InitialContact(e) => write!(f, "contact: {e}"),

@@ -343,8 +343,9 @@ fn every_built_in_scene_loads() {
 }
 
 #[test]
-fn a_diverging_run_exits_1_and_keeps_what_it_wrote() {
-    // a membrane period far beyond its stability limit: the run blows up after a few frames
+fn a_run_whose_clock_is_far_too_long_stops_with_exit_1_and_keeps_what_it_wrote() {
+    // a membrane period far beyond its stability limit: the sheet would blow up after a few
+    // frames; stretched, its membranes are checked against their clocks and stop it first
     let scene = GOOD
         .replace("duration = 0.05", "duration = 2.0")
         .replace("stretching = 50.0", "stretching = 50.0\nstretch_period = 0.02");
@@ -353,12 +354,12 @@ fn a_diverging_run_exits_1_and_keeps_what_it_wrote() {
     let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("diverged"), "{stderr}");
+    assert!(stderr.contains("has stiffened past its clock") && stderr.contains("the period key"), "{stderr}");
     assert!(out.join("frames/frame_00000.obj").is_file(), "frames written before the failure stay");
     let summary: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "failed");
-    assert!(summary["error"].as_str().unwrap().contains("diverged"));
+    assert!(summary["error"].as_str().unwrap().contains("has stiffened past its clock"));
     let rows = fs::read_to_string(out.join("stats.csv")).unwrap().lines().count() - 1;
     assert_eq!(rows as u64, summary["frames"].as_u64().unwrap(), "stats.csv has a row for every written frame");
 }
@@ -1368,4 +1369,73 @@ fn a_run_killed_outright_resumes_from_its_last_checkpoint_to_the_files_of_a_run_
     let o = avicontact(&["run", "sheet-on-sphere", "--out", straight_s, "--checkpoint-every", "nan"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--checkpoint-every"));
+}
+
+/// A strip 10 cm long, its left end held and its right end pulled along it at `SPEED` m/s.
+const PULLED: &str = r#"
+[simulation]
+duration = 1.0
+frame_rate = 50.0
+gravity = [0.0, 0.0, 0.0]
+
+[[body]]
+name = "strip"
+kind = "shell"
+mesh = { generator = "grid", size = [0.1, 0.02], resolution = [11, 3] }
+density = 0.2
+stretching = 400.0
+bending = 0.0001
+fixed = [0, 11, 22]
+scripted = [ { vertices = [10, 21, 32], velocity = [SPEED, 0.0, 0.0] } ]
+"#;
+
+/// The vertices of a frame file, read here.
+fn obj_vertices(path: &Path) -> Vec<[f64; 3]> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let c: Vec<f64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            [c[0], c[1], c[2]]
+        })
+        .collect()
+}
+
+#[test]
+fn a_membrane_stretched_past_its_clock_stops_the_run_naming_it_and_keeps_its_frames() {
+    // pulled at 0.5 m/s the strip doubles in 0.2 s; StVK stiffens as (3σ² − 1)/2 and the rest
+    // periods no longer hold: a clear stop (exit 1) instead of a blow-up
+    let (dir, path) = scene_dir(&PULLED.replace("SPEED", "0.5"), &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("diverged"), "{stderr}");
+    assert!(stderr.contains("has stiffened past its clock") && stderr.contains("safety_factor"), "{stderr}");
+    let named = stderr.split("the membrane of body \"strip\" on its vertices [").nth(1).expect("names the membrane");
+    let triangle: Vec<usize> = named[..named.find(']').unwrap()].split(", ").map(|i| i.parse().unwrap()).collect();
+    assert_eq!(triangle.len(), 3, "{stderr}");
+    let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"failed\""), "{summary}");
+    // the frames written before the stop stay, finite, and the named triangle is stretched there
+    let mut frames: Vec<PathBuf> = fs::read_dir(out.join("frames")).unwrap().map(|e| e.unwrap().path()).collect();
+    frames.sort();
+    assert!(frames.len() >= 5, "{} frames kept", frames.len());
+    let (rest, last) = (obj_vertices(&frames[0]), obj_vertices(frames.last().unwrap()));
+    assert!(last.iter().flatten().all(|c| c.is_finite()), "the last frame is finite");
+    let length = |x: &[[f64; 3]], a: usize, b: usize| (0..3).map(|k| (x[a][k] - x[b][k]).powi(2)).sum::<f64>().sqrt();
+    let stretch = (0..3)
+        .map(|e| {
+            let (a, b) = (triangle[e], triangle[(e + 1) % 3]);
+            length(&last, a, b) / length(&rest, a, b)
+        })
+        .fold(0.0, f64::max);
+    assert!(stretch > 1.1, "the named triangle is stretched {stretch} times");
+
+    // pulled gently (1.25 times in 0.5 s), its membranes are checked and stay within their clocks
+    let (dir, path) = scene_dir(&PULLED.replace("SPEED", "0.05").replace("duration = 1.0", "duration = 0.5"), &[]);
+    let out = dir.path().join("out");
+    let o = avicontact(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -154,6 +154,17 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// other potential.
     fn set_time(&mut self, _t: Real) {}
 
+    /// Whether the potential may, at `x`, be stiffer than the clock period chosen for it at rest
+    /// (ACM §3: a period is a stable step, and stiffness that grows with strain shrinks the
+    /// stable step): `true` once its strain is past the range where the rest period is sure to
+    /// hold. The AVI engine then compares [`Potential::stable_step`] at `x` with the period and
+    /// stops the run, naming the element, rather than let explicit kicks blow up. `false` (the
+    /// default) for potentials whose stiffness stays bounded (linear springs, gravity, hinges
+    /// with their softening).
+    fn may_outgrow_its_clock(&self, _x: &[Vec3]) -> bool {
+        false
+    }
+
     /// True for a potential whose rest shape yields at the end of its ticks (a plastic
     /// [`Hinge`]): [`Potential::end_tick`] then returns the elastic energy the yield takes out,
     /// on every backend.
