@@ -1221,14 +1221,7 @@ fn render_draws_a_run_s_frames_as_png_and_gif_with_the_body_where_it_projects() 
     let options = RenderOptions { width: 160, height: 120, ..RenderOptions::default() };
     let camera = fit_camera(&out, &options).unwrap();
     let obj = fs::read_to_string(out.join("frames/frame_00000.obj")).unwrap();
-    let vertices: Vec<[f64; 3]> = obj
-        .lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .map(|l| {
-            let c: Vec<f64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
-            [c[0], c[1], c[2]]
-        })
-        .collect();
+    let vertices = obj_vertices(&out.join("frames/frame_00000.obj"));
     let faces: Vec<Vec<usize>> = obj
         .lines()
         .filter_map(|l| l.strip_prefix("f "))
