@@ -260,13 +260,12 @@ pub fn resume_to(dir: &Path, duration: Option<f64>) -> Result<ReadyRun, String> 
     let loaded = run.load()?;
     let (name, label, profile) = (loaded.scene.name.clone(), loaded.scene.label(), loaded.profile);
     let (mut simulation, checkpoints) = loaded.build_simulation()?;
-    let checkpoints = checkpoints.expect("asked for above");
+    let mut checkpoints = checkpoints.expect("asked for above");
     let path = dir.join(crate::checkpoint::FILE_NAME);
     if checkpoints.fingerprint != checkpoint.fingerprint {
         return Err(CheckpointError::OtherScene { path, scene: label }.to_string());
     }
     simulation.restore_state(&checkpoint.state).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut checkpoints = checkpoints;
     match duration {
         Some(d) => {
             simulation.set_duration(d).map_err(|e| format!("--duration: {e}"))?;

@@ -469,12 +469,6 @@ impl AviEngine {
     }
 }
 
-/// For every potential kind, how many potentials of that kind have each vertex in their stencil.
-///
-/// Stable steps are estimated element by element with each vertex's mass divided by this count:
-/// the element's own share of the lumped mass, as in the element-wise CFL condition of AVIs
-/// (Lew et al. 2003). With the whole vertex mass, an element would ignore that its neighbours of
-/// the same kind push the same vertex, and asynchronous clocks near that bound go unstable.
 /// How far below its period an element's stable step (estimated with the mass shares its period
 /// was estimated with) may fall before the run stops: at half, ω·h = 4 and a leapfrog kick
 /// multiplies a mode by about 14 per tick. Not at 1: the estimate is conservative, and an element
@@ -516,6 +510,12 @@ fn check_clock(
     }
 }
 
+/// For every potential kind, how many potentials of that kind have each vertex in their stencil.
+///
+/// Stable steps are estimated element by element with each vertex's mass divided by this count:
+/// the element's own share of the lumped mass, as in the element-wise CFL condition of AVIs
+/// (Lew et al. 2003). With the whole vertex mass, an element would ignore that its neighbours of
+/// the same kind push the same vertex, and asynchronous clocks near that bound go unstable.
 fn valences(model: &Model, specs: &[ForceSpec]) -> std::collections::HashMap<&'static str, Vec<u32>> {
     let mut counts: std::collections::HashMap<&'static str, Vec<u32>> = Default::default();
     for spec in specs {
