@@ -509,11 +509,12 @@ impl PhantomMeshes {
         if !report.converged {
             if !loose(&report) {
                 return Err(failed(format!(
-                    "Newton did not converge in {} iterations (last step {} m, asked {} m); lower [simulation] \
-                     implicit_step",
+                    "Newton did not converge in {} iterations (last step {} m; the step is taken below {} m, \
+                     or {} m loosely); lower [simulation] implicit_step",
                     report.iterations,
                     Compact::rounded(report.last_step, 3),
-                    Compact(settings.newton.tolerance * h)
+                    Compact::rounded(settings.newton.tolerance * h, 3),
+                    Compact::rounded(settings.loose_tolerance * h, 3)
                 )));
             }
             totals.loose_steps += 1;

@@ -1,0 +1,78 @@
+"""Linear stability of the phantom-mesh tick (Phantom §3.2, eqs. 7 and 8) for one vertex.
+
+The vertex's primary half (mass m/2) rests on a contact spring kc, integrated exactly enough
+(leapfrog, h/200); its phantom half carries an elastic spring ke, on the midpoint rule of eq. 7
+with the lagged half of G_i; eq. 8 couples them at every tick h. One tick is a linear map of
+(q, v, q~, v~, grad V at the last midpoint); the script prints its spectral radius (above 1: energy
+grows by that factor per tick) over a grid of omega_c*h = sqrt(kc/(m/2))*h and
+omega_e*h = sqrt(ke/m)*h, for eq. 8 as written and for three variants:
+
+  exact   lambda solved so that the primary, moving under kc, meets the phantom at the next tick
+  relaxed eq. 8 closing only half of the gap per tick (a Baumgarte factor of 1/2)
+  split   9/10 of the mass on the primary instead of 1/2
+
+Run: python3 docs/reproductions/phantom_linear_stability.py   (needs numpy)
+See docs/phantom.md, "Why the solve fails in contact".
+"""
+import numpy as np
+
+SUBSTEPS = 200
+
+
+def primary_response(kc, mp, h):
+    """The map (q, v) -> q after h under the contact spring, as leapfrog with SUBSTEPS steps."""
+    out = []
+    for q, v in ((1.0, 0.0), (0.0, 1.0)):
+        for _ in range(SUBSTEPS):
+            q += v * h / SUBSTEPS
+            v -= kc * q / mp * h / SUBSTEPS
+        out.append(q)
+    return out
+
+
+def tick(state, m, kc, ke, h, rule):
+    q, v, qt, vt, g_last = state
+    mp = m * (0.9 if rule == "split" else 0.5)
+    mq = m - mp
+    beta = 0.5 if rule == "relaxed" else 1.0
+    if rule == "exact":
+        a_q, a_v = primary_response(kc, mp, h)
+        reach, lever = a_q * q + a_v * v, a_v  # q(t + h) = reach + lever * (lambda h) / mp
+    else:
+        reach, lever = qt + beta * (q - qt) + v * h, h
+    # eq. 7 with lambda eliminated: the phantom's x = q~ + h v~+ must equal reach + lever*lam/mp
+    # x = q~ + h v~ - h (lam + imp)/mq, imp = (h/2)(ke (q~ + x)/2 + g_last)
+    w = h * mp / (lever * mq)
+    x = (qt + h * vt - h * h / (2 * mq) * (ke * qt / 2 + g_last) + w * reach) / (1 + h * h * ke / (4 * mq) + w)
+    lam = (x - reach) * mp / lever
+    g = ke * (qt + x) / 2
+    impulse = (g + g_last) * h / 2
+    v += lam / mp
+    vt -= (lam + impulse) / mq
+    qt += vt * h
+    for _ in range(SUBSTEPS):
+        q += v * h / SUBSTEPS
+        v -= kc * q / mp * h / SUBSTEPS
+    return np.array([q, v, qt, vt, g])
+
+
+def spectral_radius(m, kc, ke, h, rule):
+    columns = [tick(e, m, kc, ke, h, rule) for e in np.eye(5)]
+    return max(abs(np.linalg.eigvals(np.array(columns).T)))
+
+
+def main():
+    m, h = 1e-3, 1e-3
+    omega_c = [0.0, 0.14, 0.45, 1.4, 2.4, 4.5, 14.0]
+    omega_e = [0.003, 0.3, 1.0, 3.2, 10.0, 32.0]
+    for rule in ("eq8", "exact", "relaxed", "split"):
+        print(f"\n{rule}: spectral radius per tick; rows omega_c*h, columns omega_e*h")
+        print("          " + " ".join(f"{w:8.3g}" for w in omega_e))
+        for wc in omega_c:
+            kc = (wc / h) ** 2 * m / 2
+            radii = [spectral_radius(m, kc, (we / h) ** 2 * m, h, rule) for we in omega_e]
+            print(f"{wc:8.3g}  " + " ".join(f"{r:8.4f}" for r in radii))
+
+
+if __name__ == "__main__":
+    main()
