@@ -14,6 +14,7 @@ use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
 use crate::potential::{CompressionBarrier, Potential};
 use crate::stats::Counters;
 use slotmap::SlotMap;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 mod checkpoint;
@@ -487,8 +488,11 @@ fn check_clock(
     shares: &[u32],
 ) -> Result<(), SimulationError> {
     let stencil = potential.stencil();
-    let masses: Vec<Real> =
+    let masses: SmallVec<[Real; 4]> =
         stencil.iter().map(|&v| vertices.effective_mass(v) / shares[v.index()].max(1) as Real).collect();
+    if potential.stable_step_at_least(x, &masses).is_some_and(|least| least >= OUTGROWN * h) {
+        return Ok(());
+    }
     match potential.stable_step(x, &masses) {
         Some(stable) if stable < OUTGROWN * h => {
             let first = stencil[0].0;

@@ -125,6 +125,14 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         (lambda > 0.0).then(|| 2.0 / lambda.sqrt())
     }
 
+    /// A lower bound on [`Potential::stable_step`] at `x` with `masses`, cheaper than it, or
+    /// `None` (the default) when the potential has none. The AVI engine's clock check
+    /// ([`Potential::may_outgrow_its_clock`]) takes the exact step only when this bound is below
+    /// the threshold.
+    fn stable_step_at_least(&self, _x: &[Vec3], _masses: &[Real]) -> Option<Real> {
+        None
+    }
+
     /// The largest fraction t ∈ (0, 1] of the displacement `dx` (per stencil vertex) that the
     /// positions `x + τ·dx`, τ ∈ [0, t], can take without leaving the potential's domain (an
     /// element crushed through zero length or volume, where its energy is infinite but a step can
