@@ -37,6 +37,18 @@ impl Shape {
             Shape::Triangle => 3,
         }
     }
+
+    /// True if primitives of these shapes form a contact pair: a triangle with a point or sphere,
+    /// two segments, two spheres.
+    pub(super) fn pairs_with(self, other: Shape) -> bool {
+        matches!(
+            (self, other),
+            (Shape::Triangle, Shape::Point | Shape::Sphere)
+                | (Shape::Point | Shape::Sphere, Shape::Triangle)
+                | (Shape::Segment, Shape::Segment)
+                | (Shape::Sphere, Shape::Sphere)
+        )
+    }
 }
 
 /// A point, segment, triangle or sphere (16 bytes: one is kept per point, segment and triangle

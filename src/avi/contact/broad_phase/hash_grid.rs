@@ -185,6 +185,9 @@ impl KineticGrid {
         }
         let visit = grid.next_visit();
         let bound = grid.near_bound();
+        let shift = (grid.anchors[u.index()] - old_anchor).norm();
+        // far above the distance code's round-off, far below any gap that matters
+        let leeway = 1e-9 * bound;
         let KineticGrid { grid: hash, fat, anchors, large, visited, .. } = &mut *grid;
         let mut test = |j: u32| {
             if std::mem::replace(&mut visited[j as usize], visit) == visit {
@@ -200,13 +203,24 @@ impl KineticGrid {
             }
             let xq: SmallVec<[Vec3; 3]> = q.vertices().iter().map(|w| anchors[w.index()]).collect();
             for m in &moved {
+                let p = primitives.get(m.i);
+                if !p.shape.pairs_with(q.shape) {
+                    continue;
+                }
                 let (now_box, before_box) = (boxes_overlap(&m.new_fat, other), boxes_overlap(&m.old_fat, other));
                 if !now_box && !before_box {
                     continue;
                 }
-                let p = primitives.get(m.i);
-                let now = now_box && anchored_near(p, &m.new_anchors, q, &xq, bound);
-                let before = before_box && anchored_near(p, &m.old_anchors, q, &xq, bound);
+                let gap_now = if now_box { anchored_gap(p, &m.new_anchors, q, &xq) } else { None };
+                let now = gap_now.is_some_and(|g| g < bound);
+                // moving one vertex by `shift` moves every point of `p` by at most that: the gap
+                // before is within `shift` of the gap now, and needs computing only near the bound
+                let before = before_box
+                    && match gap_now {
+                        Some(g) if g < bound - shift - leeway => true,
+                        Some(g) if g >= bound + shift + leeway => false,
+                        _ => anchored_gap(p, &m.old_anchors, q, &xq).is_some_and(|g| g < bound),
+                    };
                 if now && !before {
                     gained.push((m.i.min(j), m.i.max(j)));
                 } else if before && !now {
@@ -360,7 +374,13 @@ impl KineticGrid {
 /// triangle with a point or sphere, two segments, two spheres) and their gap (distance less
 /// radii) is below `bound`.
 fn anchored_near(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3], bound: Real) -> bool {
-    let gap = match (a.shape, b.shape) {
+    anchored_gap(a, xa, b, xb).is_some_and(|gap| gap < bound)
+}
+
+/// The gap (distance less radii) between primitives `a` at `xa` and `b` at `xb`, if they are of
+/// kinds that form a contact pair (a triangle with a point or sphere, two segments, two spheres).
+fn anchored_gap(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3]) -> Option<Real> {
+    Some(match (a.shape, b.shape) {
         (Shape::Triangle, Shape::Point | Shape::Sphere) => {
             distance_point_triangle(xb[0], xa[0], xa[1], xa[2]) - b.radius()
         }
@@ -369,9 +389,8 @@ fn anchored_near(a: &Primitive, xa: &[Vec3], b: &Primitive, xb: &[Vec3], bound: 
         }
         (Shape::Segment, Shape::Segment) => distance_edge_edge(xa[0], xa[1], xb[0], xb[1]),
         (Shape::Sphere, Shape::Sphere) => distance_point_point(xa[0], xb[0]) - a.radius() - b.radius(),
-        _ => return false,
-    };
-    gap < bound
+        _ => return None,
+    })
 }
 
 impl KineticBroadPhase for KineticGrid {
