@@ -67,6 +67,11 @@ pub struct BackendFacts {
     pub contact_peak_bytes_per_vertex: Option<f64>,
     /// That peak by part, per vertex, bytes.
     pub contact_peak_parts_per_vertex: Option<BTreeMap<&'static str, f64>>,
+    /// What kicks cost the contact certificates (ACM §5.2–§5.3): `recertified` (certificates
+    /// recomputed because a kick left a vertex's tube), `slabs_kept` (slab certificates such a
+    /// kick could not make fail sooner, left as they were) and `kicks_inside_tubes` (kicked
+    /// vertices whose velocity stayed in their tube: nothing recomputed).
+    pub contact_rescheduling: Option<BTreeMap<&'static str, u64>>,
 }
 
 /// A backend: integrates the potentials of a model, event by event, and hands every event and

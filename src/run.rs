@@ -434,6 +434,7 @@ fn summary(
         smallest_distance: facts.smallest_distance,
         contact_peak_bytes_per_vertex: facts.contact_peak_bytes_per_vertex,
         contact_peak_parts_per_vertex: facts.contact_peak_parts_per_vertex,
+        contact_rescheduling: facts.contact_rescheduling,
         wall_seconds: counters.wall_seconds,
         seconds_by_kind: profile.then(|| {
             let mut split = counters.seconds_by_kind();

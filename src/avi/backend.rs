@@ -4,12 +4,14 @@ use super::engine::AviEngine;
 use crate::backend::{Backend, BackendFacts, BackendKind};
 use crate::checkpoint::CheckpointError;
 use crate::error::SimulationError;
+use crate::interrupt::{Interrupt, InterruptCause};
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
+use std::collections::BTreeMap;
 use crate::workload::EventRate;
 
 impl Backend for AviEngine {
@@ -59,6 +61,29 @@ impl Backend for AviEngine {
         AviEngine::next_time(self)
     }
 
+    /// The trait's loop, with one look at the queue per event instead of a peek and a pop.
+    fn advance_to(
+        &mut self,
+        model: &mut Model,
+        t: Real,
+        observer: &mut dyn Observer,
+        interrupt: &Interrupt,
+    ) -> Result<(), SimulationError> {
+        loop {
+            if interrupt.is_requested() {
+                // as the trait's loop: interrupted only with an event left to run before `t`
+                if !self.next_time().is_some_and(|next| next.seconds() <= t) {
+                    return Ok(());
+                }
+                let cause = interrupt.cause().unwrap_or(InterruptCause::Requested);
+                return Err(SimulationError::Interrupted { cause, time: self.now().seconds() });
+            }
+            if self.step_no_later(t, model, observer)?.is_none() {
+                return Ok(());
+            }
+        }
+    }
+
     fn step(&mut self, model: &mut Model, observer: &mut dyn Observer) -> Result<Option<EventRecord>, SimulationError> {
         AviEngine::step(self, model, observer)
     }
@@ -84,6 +109,13 @@ impl Backend for AviEngine {
             smallest_distance: contact.map(|c| c.smallest_gap()).filter(|g| g.is_finite()),
             contact_peak_bytes_per_vertex: contact.map(|c| c.peak_bookkeeping_bytes() as f64 / vertices.max(1) as f64),
             contact_peak_parts_per_vertex: contact.map(|c| c.peak_bookkeeping_parts().per_vertex(vertices)),
+            contact_rescheduling: contact.map(|c| {
+                BTreeMap::from([
+                    ("recertified", c.reschedules()),
+                    ("slabs_kept", c.slab_keeps()),
+                    ("kicks_inside_tubes", c.vague_skips()),
+                ])
+            }),
             ..BackendFacts::default()
         }
     }

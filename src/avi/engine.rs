@@ -326,9 +326,34 @@ impl AviEngine {
         model: &mut Model,
         observer: &mut O,
     ) -> Result<Option<EventRecord>, SimulationError> {
-        let Some((mut key, t)) = self.queue.pop() else {
-            return Ok(None);
-        };
+        match self.queue.pop() {
+            Some((key, t)) => self.process(key, t, model, observer).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`AviEngine::step`] if the next event is at or before `limit` (s); else `None`, and
+    /// nothing changes.
+    pub fn step_no_later<O: Observer + ?Sized>(
+        &mut self,
+        limit: Real,
+        model: &mut Model,
+        observer: &mut O,
+    ) -> Result<Option<EventRecord>, SimulationError> {
+        match self.queue.pop_no_later(limit) {
+            Some((key, t)) => self.process(key, t, model, observer).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Processes event `key`, just popped at `t`.
+    fn process<O: Observer + ?Sized>(
+        &mut self,
+        mut key: EventKey,
+        t: Time,
+        model: &mut Model,
+        observer: &mut O,
+    ) -> Result<EventRecord, SimulationError> {
         // A frame due at the same time as other events goes after them, so it always sees the
         // velocities after every kick at its time (a deferral, not an event): the next of them
         // runs now and the frame goes back in the queue. Each deferral runs an event, so the frame
@@ -369,7 +394,7 @@ impl AviEngine {
             }
         }
         observer.on_event(&record);
-        Ok(Some(record))
+        Ok(record)
     }
 
     /// Drift the stencil to `t`, kick it with h·∇V, schedule the next tick (Algorithm 1, 3–10).

@@ -578,8 +578,8 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         Ok(())
     }
 
-    /// The class whose head pops next.
-    fn first(&self) -> Option<Head> {
+    /// The class whose head pops next, and its key.
+    fn first(&self) -> Option<(Head, (Time, Seq))> {
         let mut best: Option<(Head, (Time, Seq))> = self.dense.head().map(|(_, key)| (Head::Dense, key));
         for (class, heap) in self.sparse.iter().enumerate() {
             if let Some((_, &Reverse(key))) = heap.peek() {
@@ -595,12 +595,12 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
             }
         }
-        best.map(|(head, _)| head)
+        best
     }
 
     /// The next event and its time, without removing it.
     pub fn peek(&self) -> Option<(K, Time)> {
-        match self.first()? {
+        match self.first()?.0 {
             Head::Dense => {
                 let (i, (t, _)) = self.dense.peek()?;
                 self.dense.events[i].clone().map(|k| (k, t))
@@ -612,7 +612,20 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
 
     /// Removes and returns the earliest event; the queue's time becomes its time.
     pub fn pop(&mut self) -> Option<(K, Time)> {
-        let (k, t) = match self.first()? {
+        let (head, _) = self.first()?;
+        self.pop_head(head)
+    }
+
+    /// [`EventQueue::pop`] if the earliest event is at or before `t` (s), else `None` and nothing
+    /// changes: a peek and a pop for the price of one look at the classes' heads.
+    pub fn pop_no_later(&mut self, t: f64) -> Option<(K, Time)> {
+        let (head, (at, _)) = self.first()?;
+        (at.seconds() <= t).then(|| self.pop_head(head)).flatten()
+    }
+
+    /// Removes the event at the head of `head`'s class.
+    fn pop_head(&mut self, head: Head) -> Option<(K, Time)> {
+        let (k, t) = match head {
             Head::Dense => {
                 let (i, (t, _)) = self.dense.pop()?;
                 (self.dense.events[i].take()?, t)

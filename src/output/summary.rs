@@ -74,6 +74,9 @@ pub struct Summary {
     pub contact_peak_bytes_per_vertex: Option<f64>,
     /// AVI contact: that peak by part, per vertex, bytes (`null` without contact).
     pub contact_peak_parts_per_vertex: Option<BTreeMap<&'static str, f64>>,
+    /// AVI contact: certificates recomputed after kicks, slab certificates kept, kicks inside
+    /// their tubes ([`crate::backend::BackendFacts::contact_rescheduling`]; `null` without contact).
+    pub contact_rescheduling: Option<BTreeMap<&'static str, u64>>,
     /// Wall-clock seconds in the event loop.
     pub wall_seconds: f64,
     /// With `run --profile`: wall seconds by event kind (`force` for all potentials) and, apart,

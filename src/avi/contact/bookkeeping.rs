@@ -78,6 +78,9 @@ pub(super) struct ContactCounters {
     pub(super) reschedules: u64,
     /// Kicked vertices whose new velocity stayed in every tube.
     pub(super) vague_skips: u64,
+    /// Slab certificates a kick that left a tube did not need to recompute: the kicked vertex is
+    /// no faster toward the slab than before.
+    pub(super) slab_keeps: u64,
 }
 
 impl Default for ContactCounters {
@@ -91,6 +94,7 @@ impl Default for ContactCounters {
             smallest_gap: Real::INFINITY,
             reschedules: 0,
             vague_skips: 0,
+            slab_keeps: 0,
         }
     }
 }

@@ -245,30 +245,36 @@ impl ContactManager {
         let v = &model.vertices;
         // first re-centre every tube that was left, then re-certify: a pair with two kicked
         // vertices must see both new references
-        let mut moved: SmallVec<[VertexId; 8]> = SmallVec::new();
+        let mut moved: SmallVec<[(VertexId, Vec3); 8]> = SmallVec::new();
         for &u in kicked {
             if !matches!(v.motion_at(u, v.t_last(u)), Motion::Free) {
                 continue;
             }
             let velocity = v.velocity(u);
-            if (velocity - self.reference_velocity[u.index()]).norm() <= self.settings.tolerance {
+            let before = self.reference_velocity[u.index()];
+            if (velocity - before).norm() <= self.settings.tolerance {
                 self.counters.vague_skips += 1;
                 continue;
             }
             self.reference_velocity[u.index()] = velocity;
-            moved.push(u);
+            moved.push((u, before));
         }
         if moved.is_empty() {
             return Ok(());
         }
         let stamp = self.next_stamp();
-        for u in moved {
+        for (u, before) in moved {
             // the pairs u's stencil is in: its primitives' pairs, then its length constraints
             // (re-certifying adds and removes no pair, so the lists hold still)
+            let after = self.reference_velocity[u.index()];
             for n in 0..self.broad.primitives().of_vertex(u).len() {
                 let p = self.broad.primitives().of_vertex(u)[n] as usize;
                 for m in 0..self.partners[p].len() {
                     let k = self.partners[p][m];
+                    if self.slab_outlasts_the_kick(k, stamp, u, &before, &after) {
+                        self.counters.slab_keeps += 1;
+                        continue;
+                    }
                     self.recertify_once(k, stamp, t, model, out)?;
                 }
             }
@@ -282,6 +288,32 @@ impl ContactManager {
             self.broad.tube_moved(u, t.seconds(), (&reference[u.index()], tolerance), &tube, out);
         }
         Ok(())
+    }
+
+    /// True if pair `k`'s slab certificate stays valid as it is after vertex `u`'s tube was
+    /// re-centred from reference velocity `before` to `after` (and this kick, `stamp`, has not
+    /// re-based it already): `u` is no faster toward the slab's plane on its side than the tube
+    /// the failure time was computed with. The slab fails when a side's tube reaches its plane
+    /// (ACM §5.1), so a tube whose speed along the normal toward that plane is not above the old
+    /// one's, starting inside the old one, reaches it no sooner, and the queued failure time
+    /// stays a safe (early) one; by induction also when earlier kicks were let through this way.
+    /// Re-basing it anyway would only move its failure later.
+    fn slab_outlasts_the_kick(&self, k: PairId, stamp: u16, u: VertexId, before: &Vec3, after: &Vec3) -> bool {
+        let pair = &self.pairs[k];
+        if pair.guard != Guard::Slab || pair.stamp == stamp {
+            return false;
+        }
+        let kind = self.kind_of(pair);
+        let Some(at) = kind.vertices().iter().position(|&w| w == u) else {
+            return false;
+        };
+        let normal = pair.direction.normal();
+        // the low side fails moving along the normal, the high side against it
+        if at < kind.low_count() {
+            normal.dot(after) <= normal.dot(before)
+        } else {
+            normal.dot(after) >= normal.dot(before)
+        }
     }
 
     /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it
@@ -371,6 +403,34 @@ mod tests {
         let rescheduled: Vec<u32> =
             out.iter().filter_map(|s| if let Schedule::BroadPhase(u, _) = s { Some(*u) } else { None }).collect();
         assert_eq!(rescheduled, [0], "{out:?}");
+    }
+
+    #[test]
+    fn a_kick_away_from_the_slab_keeps_its_certificate_and_one_toward_it_re_certifies() {
+        let mut model = two_spheres();
+        let mut manager = ContactManager::new(&model, settings());
+        let queued = requested(&manager.start(&model).unwrap()).expect("the spheres' slab");
+        // sphere 0 (the low side, at x = 0) leaves its tube away from sphere 1: −2 m/s
+        model.vertices.kick(VertexId(0), Vec3::x() * 2.0);
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        assert!(requested(&out).is_none(), "{out:?}");
+        assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
+        // the queued failure time is still a safe one: the slab separates them until then
+        for k in 0..=100 {
+            let t = Time::new(queued * k as Real / 100.0).unwrap();
+            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+        // then toward it at +2 m/s: re-certified, failing before the spheres can meet
+        model.vertices.kick(VertexId(0), Vec3::x() * -4.0);
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        let failure = requested(&out).expect("re-certified");
+        assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 1));
+        assert!(failure <= 0.75 / 2.0 + 1e-12 && failure < queued, "failure at {failure} s, queued {queued} s");
+        // the high side moving along the normal moves away too
+        model.vertices.kick(VertexId(1), Vec3::x() * -3.0);
+        manager.after_kick(&[VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        assert_eq!((manager.slab_keeps(), manager.reschedules()), (2, 1));
     }
 
     #[test]

@@ -422,6 +422,12 @@ impl ContactManager {
         self.counters.vague_skips
     }
 
+    /// Slab certificates kept as they were after a kick that left the tube of one of their
+    /// vertices, which is no faster toward the slab than before.
+    pub fn slab_keeps(&self) -> u64 {
+        self.counters.slab_keeps
+    }
+
     /// The stencil of `pair`: low side first.
     pub fn stencil(&self, pair: PairId) -> SmallVec<[VertexId; 4]> {
         self.kind(pair).vertices()
