@@ -812,6 +812,19 @@ mod tests {
     }
 
     #[test]
+    fn pop_no_later_pops_up_to_its_time_and_leaves_the_rest() {
+        let mut q = split_queue(8);
+        for (k, at) in [(1u32, 0.5), (2, 1.0), (100, 0.75), (3, 2.0)] {
+            q.schedule(k, t(at)).unwrap();
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop_no_later(1.0).map(|(k, _)| k)).collect();
+        assert_eq!(order, vec![1, 100, 2]);
+        assert_eq!((q.now(), q.len()), (t(1.0), 1), "the queue's time is that of the last pop");
+        assert_eq!(q.pop_no_later(1.5), None);
+        assert_eq!(q.pop(), Some((3, t(2.0))));
+    }
+
+    #[test]
     fn reversed_ties_pop_last_scheduled_first() {
         let mut q = EventQueue::new();
         for k in [5u32, 3, 9] {

@@ -165,6 +165,10 @@ impl KineticGrid {
             }
             moved.push(Moved { i, old_anchors, new_anchors, old_fat, new_fat, old_cells, new_cells });
         }
+        // grouped by shape: a candidate is tested only against the moved primitives it can pair with
+        moved.sort_by_key(|m| shape_rank(primitives.get(m.i).shape));
+        let ends = [0, 1, 2].map(|r| moved.partition_point(|m| shape_rank(primitives.get(m.i).shape) <= r));
+        let (points, segments, triangles) = (&moved[..ends[0]], &moved[ends[0]..ends[1]], &moved[ends[1]..]);
         // a primitive another one gained or lost has a fat box touching its new or old one, so it
         // is listed in a cell of their union (or on the large list): one scan of the cells the
         // union's box touches tests each candidate once against every primitive on `u` (whose
@@ -202,7 +206,13 @@ impl KineticGrid {
                 return;
             }
             let xq: SmallVec<[Vec3; 3]> = q.vertices().iter().map(|w| anchors[w.index()]).collect();
-            for m in &moved {
+            let (first, second): (&[Moved], &[Moved]) = match q.shape {
+                Shape::Triangle => (points, &[]),
+                Shape::Segment => (segments, &[]),
+                Shape::Point => (triangles, &[]),
+                Shape::Sphere => (points, triangles),
+            };
+            for m in first.iter().chain(second) {
                 let p = primitives.get(m.i);
                 if !p.shape.pairs_with(q.shape) {
                     continue;
@@ -287,6 +297,16 @@ pub(super) struct Reanchored {
     pub(super) lost: Vec<(u32, u32)>,
     /// The vertex's next failure time, s (+∞: never).
     pub(super) exit: Real,
+}
+
+/// The order in which a re-anchoring groups its moved primitives: points and spheres, segments,
+/// triangles.
+fn shape_rank(shape: Shape) -> u8 {
+    match shape {
+        Shape::Point | Shape::Sphere => 0,
+        Shape::Segment => 1,
+        Shape::Triangle => 2,
+    }
 }
 
 /// A primitive re-covered when one of its vertices was re-anchored: its anchors, fat box and
