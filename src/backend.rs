@@ -74,6 +74,12 @@ pub struct BackendFacts {
     pub contact_rescheduling: Option<BTreeMap<&'static str, u64>>,
 }
 
+/// The error of a run stopped by `interrupt` after its event at `now`.
+pub(crate) fn interruption(interrupt: &Interrupt, now: Time) -> SimulationError {
+    let cause = interrupt.cause().unwrap_or(InterruptCause::Requested);
+    SimulationError::Interrupted { cause, time: now.seconds() }
+}
+
 /// A backend: integrates the potentials of a model, event by event, and hands every event and
 /// frame to an observer. [`Simulation`](crate::Simulation) holds one behind this trait, so the
 /// facade and the command line work with any backend. It is `Send` and `Sync`, so a simulation can move to
@@ -137,8 +143,7 @@ pub trait Backend: std::fmt::Debug + std::any::Any + Send + Sync {
     ) -> Result<(), SimulationError> {
         while self.next_time().is_some_and(|next| next.seconds() <= t) {
             if interrupt.is_requested() {
-                let cause = interrupt.cause().unwrap_or(InterruptCause::Requested);
-                return Err(SimulationError::Interrupted { cause, time: self.now().seconds() });
+                return Err(interruption(interrupt, self.now()));
             }
             self.step(model, observer)?;
         }

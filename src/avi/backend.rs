@@ -1,18 +1,18 @@
 //! The AVI engine behind the [`Backend`] seam.
 
 use super::engine::AviEngine;
-use crate::backend::{Backend, BackendFacts, BackendKind};
+use crate::backend::{interruption, Backend, BackendFacts, BackendKind};
 use crate::checkpoint::CheckpointError;
 use crate::error::SimulationError;
-use crate::interrupt::{Interrupt, InterruptCause};
+use crate::interrupt::Interrupt;
 use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::observe::{EventRecord, FrameStats, Observer};
 use crate::potential::Potential;
 use crate::stats::Counters;
-use std::collections::BTreeMap;
 use crate::workload::EventRate;
+use std::collections::BTreeMap;
 
 impl Backend for AviEngine {
     fn name(&self) -> &'static str {
@@ -75,8 +75,7 @@ impl Backend for AviEngine {
                 if !self.next_time().is_some_and(|next| next.seconds() <= t) {
                     return Ok(());
                 }
-                let cause = interrupt.cause().unwrap_or(InterruptCause::Requested);
-                return Err(SimulationError::Interrupted { cause, time: self.now().seconds() });
+                return Err(interruption(interrupt, self.now()));
             }
             if self.step_no_later(t, model, observer)?.is_none() {
                 return Ok(());
