@@ -18,6 +18,10 @@
 //! spikes at about 0.05 s). A 50k sample takes about 6 s, plus about 12 s to build the scene
 //! outside the timing.
 //!
+//! `tight_knot`: a window of `overhand-knot` pulled tight (issue 22): the knot's state at 0.2 s is
+//! taken once and put back into a fresh simulation before each timed window, so every window is
+//! the same tight contact; its split is printed once.
+//!
 //! `checkpoint`: taking and restoring a run's state in contact (`run --checkpoint-every`).
 //!
 //! Figures: docs/performance.md.
@@ -195,6 +199,32 @@ fn spikes_scaling(c: &mut Criterion) {
     group.finish();
 }
 
+/// Simulated seconds of `overhand-knot` before the timed window: the knot is pulled tight.
+const KNOT_WARM: f64 = 0.2;
+
+/// The timed window of the tight knot, simulated seconds (about a quarter of a second of wall time).
+const KNOT_WINDOW: f64 = 0.01;
+
+fn tight_knot(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tight_knot");
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(5));
+    let grid = BroadPhaseKind::HashGrid { cell_size: None };
+    let state = scene_at("overhand-knot", grid, KNOT_WARM).save_state().expect("a checkpoint");
+    let tight = || {
+        let mut sim = scene_at("overhand-knot", grid, 0.0);
+        sim.restore_state(&state).expect("the same scene");
+        sim
+    };
+    let mut printed = false;
+    group.bench_function(format!("overhand-knot_{KNOT_WARM}s_{KNOT_WINDOW}s"), |b| {
+        if !std::mem::replace(&mut printed, true) {
+            print_split("overhand-knot", &mut tight(), KNOT_WINDOW);
+        }
+        b.iter_custom(|iterations| time_windows(iterations, tight, KNOT_WARM + KNOT_WINDOW))
+    });
+    group.finish();
+}
+
 /// A checkpoint's cost (`run --checkpoint-every`, `docs/checkpoints.md`): taking the state of a
 /// run in contact and putting it back into a simulation built from the same scene, with the
 /// state's size printed once per scene. The `reef-knot` at t = 0 is ACM's mesh (10 642 vertices,
@@ -222,5 +252,5 @@ fn checkpoint(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, contact, spikes_scaling, checkpoint);
+criterion_group!(benches, contact, spikes_scaling, tight_knot, checkpoint);
 criterion_main!(benches);
