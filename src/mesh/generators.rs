@@ -509,8 +509,9 @@ pub fn lattice(
     let extent = hi - lo;
     let volume_per_point = extent.iter().map(|e| e.max(1e-12)).product::<Real>() / count as Real;
     let spacing = volume_per_point.cbrt();
-    let mut n = extent.map(|e| ((e / spacing).floor() as u32 + 1).max(1));
-    while (n.x as u64) * (n.y as u64) * (n.z as u64) < count as u64 {
+    // no axis needs more sites than `count` (a box flat along two axes makes e / spacing huge)
+    let mut n = extent.map(|e| ((e / spacing).floor().min(count as Real) as u32).saturating_add(1));
+    while (n.x as u128) * (n.y as u128) * (n.z as u128) < count as u128 {
         let k = (0..3).max_by(|&a, &b| (extent[a] / n[a] as Real).total_cmp(&(extent[b] / n[b] as Real))).unwrap_or(0);
         n[k] += 1;
     }
@@ -585,6 +586,15 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_lattice_box_far_longer_on_one_axis_than_it_has_particles_fills_without_overflow() {
+        // once a fuzzed scene's box: 1.8e20 m along x, 1 m along y, 0.5 m along z
+        let (lo, hi) = (Vec3::new(-0.5, -0.5, 0.1), Vec3::new(1.8e20, 0.5, 0.6));
+        let (points, velocities) = lattice(lo, hi, 200, 7, 1.0).unwrap();
+        assert_eq!((points.len(), velocities.len()), (200, 200));
+        assert!(points.iter().all(|p| (0..3).all(|k| p[k] >= lo[k] && p[k] <= hi[k])), "{points:?}");
+    }
 
     #[test]
     fn a_hat_is_a_manifold_open_at_the_bottom_facing_outwards() {
