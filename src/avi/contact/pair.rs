@@ -5,10 +5,7 @@
 
 use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
-use crate::geometry::distance::{
-    closest_edge_edge, closest_point_triangle, gradient_distance_edge_edge, gradient_distance_point_point,
-    gradient_distance_point_triangle,
-};
+use crate::geometry::distance::{closest_edge_edge, closest_point_triangle, gradient_distance_point_point};
 use crate::ids::VertexId;
 use crate::kds::SlabDirection;
 use crate::math::Time;
@@ -244,7 +241,7 @@ impl PairKind {
         match *self {
             PairKind::PointTriangle { radius, .. } => {
                 let c = closest_point_triangle(x[3], x[0], x[1], x[2]);
-                let g = gradient_distance_point_triangle(x[3], x[0], x[1], x[2]).unwrap_or([Vec3::zeros(); 4]);
+                let g = c.gradient(x[3]).unwrap_or([Vec3::zeros(); 4]);
                 Proximity {
                     low: c.point,
                     high: x[3],
@@ -254,7 +251,7 @@ impl PairKind {
             }
             PairKind::EdgeEdge { .. } => {
                 let c = closest_edge_edge(x[0], x[1], x[2], x[3]);
-                let g = gradient_distance_edge_edge(x[0], x[1], x[2], x[3]).unwrap_or([Vec3::zeros(); 4]);
+                let g = c.gradient().unwrap_or([Vec3::zeros(); 4]);
                 Proximity { low: c.pa, high: c.pb, gap: c.distance() - 0.0, gradient: g.into_iter().collect() }
             }
             PairKind::Spheres { radii, .. } => {

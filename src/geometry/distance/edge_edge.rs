@@ -29,6 +29,14 @@ impl EdgeEdgeClosest {
     pub fn distance(&self) -> Real {
         self.distance_squared.sqrt()
     }
+
+    /// [`gradient_distance_edge_edge`] of the edges this was found for, without finding the
+    /// closest points again.
+    #[inline]
+    pub fn gradient(&self) -> Option<[Vec3; 4]> {
+        let n = super::unit(self.pa - self.pb)?;
+        Some([n * (1.0 - self.s), n * self.s, -n * (1.0 - self.t), -n * self.t])
+    }
 }
 
 /// The closest points of edges `a0 a1` and `b0 b1`.
@@ -53,10 +61,16 @@ pub fn closest_edge_edge(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> EdgeEdgeClos
     let n = u.cross(&v);
     let n2 = n.norm_squared();
     if n2.is_normal() && n2 > PARALLEL_SINE * PARALLEL_SINE * u.norm_squared() * v.norm_squared() {
-        let s = (w.cross(&v).dot(&n) / n2).clamp(0.0, 1.0);
+        let line = w.cross(&v).dot(&n) / n2;
+        let s = line.clamp(0.0, 1.0);
         let cb = closest_point_edge(a0 + u * s, b0, b1);
         let ca = closest_point_edge(cb.point, a0, a1);
         best = EdgeEdgeClosest { s: ca.t, t: cb.t, pa: ca.point, pb: cb.point, distance_squared: ca.distance_squared };
+        if s == line && cb.t > 0.0 && cb.t < 1.0 && ca.t > 0.0 && ca.t < 1.0 {
+            // the lines' closest points lie inside both edges: the one minimum of the (convex)
+            // squared distance, so no endpoint does better
+            return best;
+        }
     }
 
     // Endpoints against the other edge.
@@ -93,9 +107,7 @@ pub fn distance_edge_edge(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> Real {
 /// parallel edges with a segment of closest pairs this is one one-sided derivative of a kink.
 #[inline]
 pub fn gradient_distance_edge_edge(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> Option<[Vec3; 4]> {
-    let c = closest_edge_edge(a0, a1, b0, b1);
-    let n = super::unit(c.pa - c.pb)?;
-    Some([n * (1.0 - c.s), n * c.s, -n * (1.0 - c.t), -n * c.t])
+    closest_edge_edge(a0, a1, b0, b1).gradient()
 }
 
 #[cfg(test)]

@@ -33,6 +33,15 @@ impl PointTriangleClosest {
     pub fn distance(&self) -> Real {
         self.distance_squared.sqrt()
     }
+
+    /// [`gradient_distance_point_triangle`] at the query point `p` this was found for, without
+    /// finding the closest point again.
+    #[inline]
+    pub fn gradient(&self, p: Vec3) -> Option<[Vec3; 4]> {
+        let n = super::unit(p - self.point)?;
+        let [b0, b1, b2] = self.barycentric;
+        Some([n, -n * b0, -n * b1, -n * b2])
+    }
 }
 
 /// The point of triangle `t0 t1 t2` closest to `p`.
@@ -110,10 +119,7 @@ pub fn distance_point_triangle(p: Vec3, t0: Vec3, t1: Vec3, t2: Vec3) -> Real {
 /// continuous across feature changes; `None` when `p` lies on the triangle.
 #[inline]
 pub fn gradient_distance_point_triangle(p: Vec3, t0: Vec3, t1: Vec3, t2: Vec3) -> Option<[Vec3; 4]> {
-    let c = closest_point_triangle(p, t0, t1, t2);
-    let n = super::unit(p - c.point)?;
-    let [b0, b1, b2] = c.barycentric;
-    Some([n, -n * b0, -n * b1, -n * b2])
+    closest_point_triangle(p, t0, t1, t2).gradient(p)
 }
 
 #[cfg(test)]
