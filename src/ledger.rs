@@ -111,6 +111,15 @@ impl Ledger {
         }
     }
 
+    /// A penalty-layer kick that restitution withholds entirely (e_COR = 0 while the pair
+    /// separates): the layer asks vertex `u` for the impulse `full` and applies none of it, so the
+    /// vertex's velocity does not change; the withheld impulse, −`full`, is booked as dissipated by
+    /// its work against that velocity, as [`Ledger::kick_restituted`] books it when it applies
+    /// nothing.
+    pub fn withhold(&mut self, vertices: &Vertices, u: VertexId, full: Vec3, t: Real) {
+        self.dissipated -= full.dot(&vertices.velocity_at(u, t));
+    }
+
     /// Kicks every vertex of `stencil` with `h`·`gradient` at `t` and books it.
     pub fn kick_stencil(
         &mut self,

@@ -204,16 +204,27 @@ impl ContactManager {
         let gap_rate: Real =
             vertices.iter().zip(&proximity.gradient).map(|(&u, g)| g.dot(&v.arrival_velocity_at(u, t.seconds()))).sum();
         let g = proximity.gap - layers.thickness(l);
-        let kicked = g < 0.0;
+        let penetrated = g < 0.0;
+        // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating;
+        // a bar's compression barrier is part of its elastic material and keeps it all
+        let crush = matches!(kind, PairKind::Crush { .. });
+        let c = if gap_rate > 0.0 && !crush { s.restitution } else { 1.0 };
+        // a perfectly inelastic layer withholds all of its impulse from a separating pair (and
+        // friction, bounded by the normal impulse, is zero): no vertex moves, so nothing needs
+        // rescheduling; only the withheld impulse's work is booked
+        let withheld_entirely = penetrated && c == 0.0;
+        if withheld_entirely {
+            let full_impulse = h * layers.stiffness(l) * g;
+            for (&u, gu) in vertices.iter().zip(&proximity.gradient) {
+                self.ledger.withhold(v, u, gu * full_impulse, t.seconds());
+            }
+        }
+        let kicked = penetrated && !withheld_entirely;
         if kicked {
             // the positions measured are where the drift takes the stencil
             for &u in &vertices {
                 v.drift_to(u, t.seconds());
             }
-            // biphasic layer (ACM §6.2): full stiffness while compressing, e·r(l) while separating;
-            // a bar's compression barrier is part of its elastic material and keeps it all
-            let crush = matches!(kind, PairKind::Crush { .. });
-            let c = if gap_rate > 0.0 && !crush { s.restitution } else { 1.0 };
             let normal_impulse = match layers {
                 Layers::Crush(bar) => h * bar.slope(l, proximity.gap),
                 Layers::Penalty(_) => h * c * layers.stiffness(l) * g, // ≤ 0: pushes apart
@@ -239,7 +250,7 @@ impl ContactManager {
         // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
         // a profitable slab of this layer's thickness
         let deepest = l as usize == p.layers.len();
-        let retire = deepest && !kicked && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
+        let retire = deepest && !penetrated && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
         if retire {
             p.layers.pop();
             if s.variant == ContactVariant::RestartedClocks {
@@ -310,6 +321,7 @@ fn apply_friction(
 
 #[cfg(test)]
 mod tests {
+    use super::super::settings::ContactSettings;
     use super::super::test_scenes::{settings, two_spheres_apart};
     use super::*;
 
@@ -336,6 +348,43 @@ mod tests {
         let after: Vec<(Vec3, Real)> =
             (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
         assert_eq!(before, after, "an idle tick drifted its stencil");
+    }
+
+    #[test]
+    fn a_perfectly_inelastic_layer_lets_a_separating_pair_go_untouched_and_books_the_withheld_work() {
+        // layer 1 (η = 0.05 m) of two spheres started 0.053 m apart; at its first tick the second
+        // sphere is 0.04 m off (inside the layer) moving away at 0.3 m/s. Restitution 0 withholds
+        // the whole impulse: no kick, so nothing to reschedule, and no drift (law 5), while the
+        // ledger books the work −I·v of the impulse I withheld
+        let mut model = two_spheres_apart(0.253);
+        let mut manager = ContactManager::new(&model, ContactSettings { restitution: 0.0, ..settings() });
+        let out = manager.start(&model).unwrap();
+        let (k, at) = out
+            .iter()
+            .find_map(|s| match *s {
+                Schedule::Layer(k, 1, at) => Some((k, at)),
+                _ => None,
+            })
+            .expect("layer 1 started");
+        let speed = 0.3;
+        model.vertices.set_synchronous_state(VertexId(1), Vec3::new(0.24, 0.0, 0.0), Vec3::x() * speed, at.seconds());
+        let state = |model: &Model| -> Vec<(Vec3, Vec3, Real)> {
+            (0..2)
+                .map(|i| {
+                    let u = VertexId(i);
+                    (model.vertices.position(u), model.vertices.velocity(u), model.vertices.t_last(u))
+                })
+                .collect()
+        };
+        let before = state(&model);
+        let outcome = manager.layer_tick(k, 1, at, &mut model, &mut Vec::new()).unwrap();
+        assert!(!outcome.kicked, "a withheld impulse is no kick");
+        assert_eq!(state(&model), before, "a withheld impulse moved its stencil");
+        // the layer's full impulse on the moving sphere, h·r(1)·(gap − η) along −x (< 0: it
+        // pushes apart), has work I·v against its velocity; the ledger books its negative
+        let full = outcome.period * 100.0 * (0.04 - 0.05);
+        let booked = manager.ledger().dissipated;
+        assert!(full < 0.0 && (booked + full * speed).abs() <= 1e-15, "booked {booked}, expected {}", -full * speed);
     }
 
     #[test]
