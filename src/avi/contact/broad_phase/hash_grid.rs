@@ -2,7 +2,9 @@
 //!
 //! Each vertex keeps its *anchor*: where it was when it was last anchored. Its certificate fails
 //! when its vague tube may leave the ball of radius `slack` around the anchor; it is then
-//! re-anchored, and its primitives re-covered. Until then every point of a primitive lies within
+//! re-anchored, and its primitives re-covered, unless the tube from where it is now stays in the
+//! ball for a while yet, when the certificate is only renewed (a vertex resting in contact, whose
+//! tube is much wider than its motion, keeps its anchor). Until then every point of a primitive lies within
 //! `slack` of its *anchored shape*, the shape on its vertices' anchors (a point of it is a convex
 //! combination of the vertices), so two primitives whose anchored shapes are at least
 //! reach + 2·slack apart are at least the reach apart. A pair exists while its anchored shapes are
@@ -68,6 +70,14 @@ fn load_box(b: &StoredBox) -> FatBox {
 fn boxes_overlap(a: &StoredBox, b: &StoredBox) -> bool {
     (0..3).all(|c| a[c] <= b[c + 3] && b[c] <= a[c + 3])
 }
+
+/// A vertex whose certificate failed is not re-anchored while the tube from where it is now stays
+/// in its anchor's slack ball for at least this fraction of the time a tube from the anchor would
+/// ([`KineticGrid::exit`]): the certificate is renewed instead. A renewal costs an event; a
+/// re-anchoring re-covers a dozen primitives (about 30 times an event's cost on the knots,
+/// `docs/performance.md`), and vertices at rest in contact, whose tubes are much wider than
+/// their motion, stay near their anchors for long.
+const RENEWAL_FRACTION: Real = 0.1;
 
 /// A primitive whose cell box holds more cells than this (a large obstacle triangle, say) is not
 /// entered cell by cell: it sits on a short list checked against every moving primitive, with the
@@ -430,8 +440,10 @@ impl KineticBroadPhase for KineticGrid {
         }
     }
 
-    /// Vertex `id`'s certificate failed: it is re-anchored and its primitives re-covered; its next
-    /// certificate is requested after the pairs gained and lost.
+    /// Vertex `id`'s certificate failed: it is re-anchored and its primitives re-covered, and its
+    /// next certificate is requested after the pairs gained and lost; or, while its tube from
+    /// where it is now stays near its anchor ([`RENEWAL_FRACTION`]), only the certificate is
+    /// renewed.
     fn certificate_failed(
         &mut self,
         id: u32,
@@ -443,6 +455,15 @@ impl KineticBroadPhase for KineticGrid {
     ) -> BroadPhaseChange {
         let u = VertexId(id);
         let (trajectory, next_change) = tube(u);
+        // a vertex still near its anchor keeps it, and so its pairs: only its certificate is
+        // renewed, from where it is now
+        let exit = self.exit(u, t, &trajectory);
+        let from_anchor = self.slack / (trajectory.v0.norm() + trajectory.tolerance);
+        if exit > t && exit - t >= RENEWAL_FRACTION * from_anchor {
+            let at = exit.min(next_change);
+            let renewal = at.is_finite().then(|| Schedule::BroadPhase(id, Time::new(at).expect("finite")));
+            return BroadPhaseChange { gained: Vec::new(), lost: Vec::new(), renewal };
+        }
         let change = self.reanchor(u, t, primitives, model, &trajectory);
         let at = change.exit.min(next_change);
         let renewal = at.is_finite().then(|| Schedule::BroadPhase(id, Time::new(at).expect("finite")));
@@ -568,6 +589,47 @@ mod tests {
         assert!(broad.grid.audit(&broad.primitives, 0.0, &at(0.009)).is_ok(), "within the slack");
         let e = broad.grid.audit(&broad.primitives, 0.0, &at(0.011)).unwrap_err();
         assert!(e.contains("farther than the slack"), "{e}");
+    }
+
+    #[test]
+    fn a_failed_certificate_near_the_anchor_is_renewed_and_one_far_from_it_re_anchors() {
+        // ball 1 at rest in a tube of ε = 1 m/s, slack 0.01 m: a tube from the anchor lasts 0.01 s
+        let mut model = Model::new();
+        model.add_body(
+            Body::new("balls", BodyKind::Particles { radius: 0.1 }),
+            &[Vec3::zeros(), Vec3::x() * 0.235],
+            &[Vec3::zeros(); 2],
+            &[1.0; 2],
+        );
+        // a gap of 0.035 m, within the reach plus twice the slack, 0.04 m: a pair
+        let mut broad = Broad::new(&model, 0.5, 0.02, 0.01);
+        assert_eq!(broad.initial_pairs(), vec![(0, 1)]);
+        let anchor = Vec3::x() * 0.235;
+        let fail = |broad: &mut Broad, model: &Model, t: Real| {
+            let tube = |u: VertexId| {
+                let tube = VagueTrajectory { x0: model.vertices.position_at(u, t), v0: Vec3::zeros(), tolerance: 1.0 };
+                (tube, Real::INFINITY)
+            };
+            broad.grid.certificate_failed(1, t, &broad.primitives, model, &tube, &mut Vec::new())
+        };
+        let renewed_at = |change: &BroadPhaseChange| match change.renewal {
+            Some(Schedule::BroadPhase(1, at)) => at.seconds(),
+            ref other => panic!("{other:?}"),
+        };
+        // 3 mm off its anchor: 7 ms of room, above a tenth of 10 ms; the anchor and pairs stay
+        model.vertices.set_synchronous_state(VertexId(1), anchor + Vec3::y() * 0.003, Vec3::zeros(), 0.01);
+        let change = fail(&mut broad, &model, 0.01);
+        assert!(change.gained.is_empty() && change.lost.is_empty());
+        assert_eq!(broad.grid.anchors[1], anchor, "renewed, not re-anchored");
+        assert!((renewed_at(&change) - 0.017).abs() < 1e-12, "{}", renewed_at(&change));
+        // 9.5 mm farther out: 0.5 ms of room, below a tenth of 10 ms: re-anchored where it is,
+        // and the anchored gap, now 0.0445 m, loses the pair
+        let here = anchor + Vec3::x() * 0.0095;
+        model.vertices.set_synchronous_state(VertexId(1), here, Vec3::zeros(), 0.017);
+        let change = fail(&mut broad, &model, 0.017);
+        assert_eq!(broad.grid.anchors[1], here, "re-anchored");
+        assert_eq!((change.gained.clone(), change.lost.clone()), (vec![], vec![(0, 1)]));
+        assert!((renewed_at(&change) - (0.017 + 0.01)).abs() < 1e-12, "{}", renewed_at(&change));
     }
 
     #[test]
