@@ -41,21 +41,30 @@ impl VagueTrajectory {
     /// against round-off, so that it is never late.
     pub fn ball_exit_time(&self, centre: &Vec3, radius: Real) -> Real {
         let a = self.x0 - centre;
-        let c = a.norm_squared() - radius * radius;
-        if c >= 0.0 {
+        let distance = a.norm();
+        if distance >= radius {
             return 0.0;
         }
+        // ‖a‖² − radius², without the cancellation of the difference of squares near the sphere
+        let c = (distance - radius) * (distance + radius);
         let (v, e) = (self.v0, self.tolerance);
         let quadratic = v.norm_squared() - e * e;
         let half_linear = a.dot(&v) + radius * e;
-        // the root −c / (b/2 + √((b/2)² − A·c)): no cancellation, and it is the smallest positive
-        // one whatever the sign of A (half_linear > 0 whenever A ≤ 0)
-        let denominator = half_linear + (half_linear * half_linear - quadratic * c).max(0.0).sqrt();
-        if denominator > 0.0 {
-            -c / denominator * (1.0 - 1e-12)
+        let root = (half_linear * half_linear - quadratic * c).max(0.0).sqrt();
+        // the smallest positive root, in the form without cancellation for each sign of the
+        // linear term (negative only when the quadratic term is positive: a tube that moves
+        // inward faster than ε)
+        let exit = if half_linear >= 0.0 {
+            let denominator = half_linear + root;
+            if denominator > 0.0 {
+                -c / denominator
+            } else {
+                return Real::INFINITY; // the tube cannot move
+            }
         } else {
-            Real::INFINITY
-        }
+            (root - half_linear) / quadratic
+        };
+        exit * (1.0 - 1e-12)
     }
 }
 
@@ -104,6 +113,29 @@ mod tests {
                 let fastest = v0 * ((v0.norm() + tolerance) / v0.norm());
                 prop_assert!(((fastest * t).norm() - radius).abs() <= 2e-12 * radius);
             }
+        }
+    }
+
+    proptest! {
+        /// A tube starting a hair inside the sphere (10⁻¹⁵ to 10⁻⁶ of the radius), moving in any
+        /// direction, inward faster than ε included: the exit time is finite and never late.
+        #[test]
+        fn a_tube_next_to_the_sphere_exits_in_time(
+            direction in vec3(),
+            v0 in vec3(),
+            tolerance in 0.0..0.5f64,
+            radius in 0.001..2.0f64,
+            depth in -15.0..-6.0f64,
+        ) {
+            prop_assume!(direction.norm() > 1e-3 && v0.norm() + tolerance > 1e-6);
+            let centre = Vec3::new(0.3, -0.2, 0.1);
+            let x0 = centre + direction * (radius * (1.0 - 10f64.powf(depth)) / direction.norm());
+            let tube = VagueTrajectory { x0, v0, tolerance };
+            let exit = tube.ball_exit_time(&centre, radius);
+            prop_assert!(exit.is_finite() && exit >= 0.0, "{exit}");
+            // the farthest any trajectory of the tube can be from the centre then
+            let farthest = (x0 - centre + v0 * exit).norm() + tolerance * exit;
+            prop_assert!(farthest <= radius * (1.0 + 1e-14), "{} of the radius outside at {exit}", farthest / radius - 1.0);
         }
     }
 
