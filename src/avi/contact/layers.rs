@@ -325,6 +325,16 @@ mod tests {
     use super::super::test_scenes::{settings, two_spheres_apart};
     use super::*;
 
+    /// The pair and time of the first layer-1 tick that starting the manager scheduled.
+    fn first_tick_of_layer_1(out: &[Schedule]) -> (PairId, Time) {
+        out.iter()
+            .find_map(|s| match *s {
+                Schedule::Layer(k, 1, at) => Some((k, at)),
+                _ => None,
+            })
+            .expect("layer 1 started")
+    }
+
     #[test]
     fn a_layer_tick_that_does_not_push_moves_no_vertex() {
         // spheres at rest, 0.053 m apart: within the profitability margin of η(1) = 0.05 m, so
@@ -333,14 +343,7 @@ mod tests {
         // cannot change the round-off of the trajectory (law 5)
         let mut model = two_spheres_apart(0.253);
         let mut manager = ContactManager::new(&model, settings());
-        let out = manager.start(&model).unwrap();
-        let (k, at) = out
-            .iter()
-            .find_map(|s| match *s {
-                Schedule::Layer(k, 1, at) => Some((k, at)),
-                _ => None,
-            })
-            .expect("layer 1 started");
+        let (k, at) = first_tick_of_layer_1(&manager.start(&model).unwrap());
         let before: Vec<(Vec3, Real)> =
             (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
         let outcome = manager.layer_tick(k, 1, at, &mut model, &mut Vec::new()).unwrap();
@@ -358,14 +361,7 @@ mod tests {
         // ledger books the work −I·v of the impulse I withheld
         let mut model = two_spheres_apart(0.253);
         let mut manager = ContactManager::new(&model, ContactSettings { restitution: 0.0, ..settings() });
-        let out = manager.start(&model).unwrap();
-        let (k, at) = out
-            .iter()
-            .find_map(|s| match *s {
-                Schedule::Layer(k, 1, at) => Some((k, at)),
-                _ => None,
-            })
-            .expect("layer 1 started");
+        let (k, at) = first_tick_of_layer_1(&manager.start(&model).unwrap());
         let speed = 0.3;
         model.vertices.set_synchronous_state(VertexId(1), Vec3::new(0.24, 0.0, 0.0), Vec3::x() * speed, at.seconds());
         let state = |model: &Model| -> Vec<(Vec3, Vec3, Real)> {
