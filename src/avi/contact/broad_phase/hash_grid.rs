@@ -4,9 +4,9 @@
 //! when its vague tube may leave the ball of radius `slack` around the anchor; it is then
 //! re-anchored, and its primitives re-covered, unless the tube from where it is now stays in the
 //! ball for a while yet, when the certificate is only renewed (a vertex resting in contact, whose
-//! tube is much wider than its motion, keeps its anchor). Until then every point of a primitive lies within
-//! `slack` of its *anchored shape*, the shape on its vertices' anchors (a point of it is a convex
-//! combination of the vertices), so two primitives whose anchored shapes are at least
+//! tube is much wider than its motion, keeps its anchor). Until then every point of a primitive
+//! lies within `slack` of its *anchored shape*, the shape on its vertices' anchors (a point of it
+//! is a convex combination of the vertices), so two primitives whose anchored shapes are at least
 //! reach + 2·slack apart are at least the reach apart. A pair exists while its anchored shapes are
 //! closer than that; primitives closer than the reach always hold one. The grid
 //! ([`crate::kds::hash_grid`]) lists each primitive in the cells its *fat box* touches (the
