@@ -224,7 +224,9 @@ impl KineticGrid {
             };
             for m in first.iter().chain(second) {
                 let p = primitives.get(m.i);
-                if !p.shape.pairs_with(q.shape) {
+                // primitives that share a vertex never form a pair (`PairKind::of_primitives`):
+                // on a mesh they are most of the candidates within the bound
+                if !p.shape.pairs_with(q.shape) || p.vertices().iter().any(|w| q.vertices().contains(w)) {
                     continue;
                 }
                 let (now_box, before_box) = (boxes_overlap(&m.new_fat, other), boxes_overlap(&m.old_fat, other));
