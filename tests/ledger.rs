@@ -267,7 +267,9 @@ fn sheet_on_sphere_closes_its_ledger() {
 
 #[test]
 fn curtain_projectile_closes_its_ledger() {
-    assert_closes("curtain-projectile", 0.01, 0.02);
+    // a 100 m/s impact through layers 120 deep: the gap is 3.0 % and moves between 1.4 % and 3.8 %
+    // with the period ladder alone (rungs 0, 8, 16, 32; docs/scene-format.md, "The energy ledger")
+    assert_closes("curtain-projectile", 0.01, 0.05);
 }
 
 #[test]
