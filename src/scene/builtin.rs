@@ -20,6 +20,7 @@ const SCENES: &[(&str, &str)] = &[
     ("reef-knot", include_str!("../../scenes/reef-knot.toml")),
     ("bowline", include_str!("../../scenes/bowline.toml")),
     ("trash-compactor", include_str!("../../scenes/trash-compactor.toml")),
+    ("hat-cascade", include_str!("../../scenes/hat-cascade.toml")),
 ];
 
 /// Names of the built-in scenes.
