@@ -186,8 +186,9 @@ impl AviEngine {
         // No elastic clock is slower than RESONANCE_RATIO times the fastest elastic clock it shares
         // a vertex with: a slow force kicking every h a vertex whose fast mode has a half-period
         // near h / k pumps that mode (the resonance of multiple time stepping, which AVIs share:
-        // Fong, Darve and Lew 2008, §4-5). A stiff shell's hinges can tick 60 times slower than its
-        // membranes, and a spinning hat gained a factor of 10⁴ in energy in a second that way.
+        // Fong, Darve and Lew 2008). A stiff shell's hinges can tick 60 times slower than its
+        // membranes, and a spinning hat gained a factor of 500 in energy in 0.6 s that way
+        // (`tests/laws.rs`; docs/scene-format.md, "Clock periods").
         let elastic = |spec: &ForceSpec| !spec.potential.is_dissipative() && spec.period == PeriodChoice::Stable;
         let mut vertex_fastest = vec![Real::INFINITY; model.vertices.len()];
         for (spec, period) in specs.iter().zip(&periods) {
