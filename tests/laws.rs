@@ -413,16 +413,11 @@ fn law3_an_irregular_stiff_shell_keeps_its_energy_on_the_default_clocks() {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.5 * 0.012
     };
-    let mut obj = String::new();
-    for p in &sphere.positions {
-        obj += &format!("v {} {} {}\n", p.x + jitter(), p.y + jitter(), p.z + jitter());
-    }
-    for t in &sphere.triangles {
-        obj += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
+    let moved: Vec<_> =
+        sphere.positions.iter().map(|p| p + avicontact::math::Vec3::new(jitter(), jitter(), jitter())).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("irregular-sphere.obj");
-    std::fs::write(&path, obj).unwrap();
+    std::fs::write(&path, common::irregular::obj(&moved, &sphere.triangles)).unwrap();
     let text = stiff_spinning_shell(&format!("{:?}", path.to_str().unwrap()), 1e4, 0.01, [3.0, 1.0, 20.0], 1.0);
     let (_, spread) = energy_drift(&text, 1.0);
     assert!(spread < 1e-2, "energy strays {spread} of E from its start");
