@@ -7,8 +7,12 @@
 use crate::math::{Real, Vec3};
 use crate::potential::{gather, Potential};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use nalgebra_sparse::{CooMatrix, CscMatrix};
+use nalgebra_sparse::CscMatrix;
 use smallvec::SmallVec;
+use std::sync::Mutex;
+
+mod pattern;
+pub use pattern::{AssemblyCache, BlockPattern};
 
 /// How each Newton iteration solves H d = −g for its step d (H the PSD-projected Hessian of Φ
 /// plus the mass term, so symmetric positive definite). A-search §5 solves these systems with
@@ -152,6 +156,9 @@ pub struct IncrementalPotential<'a> {
     pub contact: Option<&'a dyn BarrierContact>,
     /// Which semidefinite form of each potential's Hessian the Newton systems assemble.
     pub hessian_form: HessianForm,
+    /// What the caller keeps across solves of this problem (the Hessian's block pattern and its
+    /// Cholesky analysis); `None`: both are made anew for each Newton system.
+    pub assembly: Option<&'a Mutex<AssemblyCache>>,
 }
 
 /// Which semidefinite form of each potential's Hessian the Newton systems assemble.
@@ -254,11 +261,26 @@ impl IncrementalPotential<'_> {
     /// so the system is positive definite.
     fn hessian(&self, x: &[Vec3], barriers: &[Box<dyn Potential>], dofs: usize) -> CscMatrix<Real> {
         let y = self.evaluation_point(x);
-        // triplets, reserved for every stencil's full block: growing them was a tenth of the
-        // assembly's time
-        let reserve = (self.potentials.len() + barriers.len()) * 144 + dofs;
-        let (mut rows, mut cols, mut values) =
-            (Vec::with_capacity(reserve), Vec::with_capacity(reserve), Vec::with_capacity(reserve));
+        let free_of = |p: &dyn Potential| -> SmallVec<[usize; 4]> {
+            p.stencil().iter().filter_map(|v| self.free[v.index()]).collect()
+        };
+        let elastic = || self.potentials.iter().map(|p| free_of(p.as_ref())).collect::<Vec<_>>();
+        let pattern = match self.assembly {
+            Some(cache) => lock(cache).pattern(self.free, dofs / 3, elastic),
+            None => {
+                let stencils = elastic();
+                std::sync::Arc::new(BlockPattern::new(dofs / 3, stencils.iter().map(|s| &s[..])))
+            }
+        };
+        // contact barriers come and go: a pair of vertices no elastic stencil couples gets a
+        // pattern of its own for this system
+        let contacts: Vec<SmallVec<[usize; 4]>> = barriers.iter().map(|b| free_of(b.as_ref())).collect();
+        let pattern = if pattern.covers(contacts.iter().map(|s| &s[..])) {
+            pattern
+        } else {
+            std::sync::Arc::new(pattern.with(contacts.iter().map(|s| &s[..])))
+        };
+        let mut values = vec![0.0; pattern.stored()];
         let mut local = Vec::new();
         for (p, at, scale) in self.terms(&y, x, barriers, self.blend * self.blend) {
             gather(p.stencil(), at, &mut local);
@@ -292,30 +314,17 @@ impl IncrementalPotential<'_> {
             let h = if semidefinite { block } else { project_psd(block) };
             for (a, &(_, ka)) in free.iter().enumerate() {
                 for (b, &(_, kb)) in free.iter().enumerate() {
-                    for i in 0..3 {
-                        for j in 0..3 {
-                            let value = h[(3 * a + i, 3 * b + j)];
-                            if value != 0.0 {
-                                rows.push(3 * ka + i);
-                                cols.push(3 * kb + j);
-                                values.push(scale * value);
-                            }
-                        }
-                    }
+                    pattern.add_block(&mut values, ka, kb, |i, j| scale * h[(3 * a + i, 3 * b + j)]);
                 }
             }
         }
         for (i, f) in self.free.iter().enumerate() {
             if let Some(k) = f {
-                for a in 0..3 {
-                    rows.push(3 * k + a);
-                    cols.push(3 * k + a);
-                    values.push(self.inertia_weight * self.masses[i]);
-                }
+                let m = self.inertia_weight * self.masses[i];
+                pattern.add_block(&mut values, *k, *k, |i, j| if i == j { m } else { 0.0 });
             }
         }
-        let coo = CooMatrix::try_from_triplets(dofs, dofs, rows, cols, values).expect("indices are free dofs");
-        CscMatrix::from(&coo)
+        pattern.matrix(values)
     }
 
     /// The largest fraction of the Newton step `d` that keeps every potential in its domain
@@ -385,7 +394,15 @@ impl IncrementalPotential<'_> {
         while report.iterations < params.max_iterations {
             let (hessian, g) = self.newton_system(x);
             let solve_start = std::time::Instant::now();
-            let (d, pcg_iterations) = solve_newton_system(&hessian, &(-&g), params.linear_solver)?;
+            let (d, pcg_iterations) = match (params.linear_solver, self.assembly) {
+                (LinearSolver::Cholesky, Some(cache)) => {
+                    let mut d = -&g;
+                    let factor = lock(cache).analysis.factor_with_kept_analysis(&hessian)?;
+                    solve_in_place(&factor, d.as_mut_slice());
+                    (d, 0)
+                }
+                _ => solve_newton_system(&hessian, &(-&g), params.linear_solver)?,
+            };
             report.linear_solve_seconds += solve_start.elapsed().as_secs_f64();
             report.pcg_iterations += pcg_iterations;
             report.iterations += 1;
@@ -422,10 +439,12 @@ impl IncrementalPotential<'_> {
         let mut report = NewtonReport::default();
         let Some((dofs, mut value)) = self.start(x, &mut report)? else { return Ok(report) };
         kept.age += 1;
-        if kept.dofs != dofs || kept.age > KeptFactor::REFRESH_AFTER {
+        if kept.dofs != dofs || kept.age > KeptFactor::REFRESH_AFTER || kept.went_stale {
             kept.factor = None;
         }
-        let mut refreshed = false;
+        kept.went_stale = false;
+        // iterations on the current factor, and the first preconditioned gradient's length on it
+        let (mut on_factor, mut first_length) = (0, Real::INFINITY);
         // the previous iteration's gradient, preconditioned gradient and direction
         let mut previous: Option<(DVector<Real>, DVector<Real>, DVector<Real>)> = None;
         while report.iterations < params.max_iterations {
@@ -433,7 +452,7 @@ impl IncrementalPotential<'_> {
             let g = match &kept.factor {
                 Some(_) => self.gradient_at(x),
                 None => {
-                    refreshed = true;
+                    on_factor = 0;
                     previous = None;
                     let (hessian, g) = self.newton_system(x);
                     kept.factor = Some(kept.factor_with_kept_analysis(&hessian)?);
@@ -450,6 +469,10 @@ impl IncrementalPotential<'_> {
             report.iterations += 1;
             let length = z.amax();
             report.last_step = length;
+            on_factor += 1;
+            if on_factor == 1 {
+                first_length = length;
+            }
             if length <= params.tolerance * h {
                 apply(x, self.free, &z, -1.0);
                 report.converged = true;
@@ -477,10 +500,12 @@ impl IncrementalPotential<'_> {
                 report.converged = true;
                 return Ok(report);
             }
-            if report.iterations % KeptFactor::STALE_AFTER == 0 && !refreshed {
-                // not converged after this many iterations: the kept factor no longer describes
-                // Φ near x; rebuild it here, once per solve
+            if on_factor >= KeptFactor::STALE_AFTER && length > KeptFactor::STALE_GAIN * first_length {
+                // this many iterations on the factor have not gained what a factor of Φ's own
+                // Hessian gains: it no longer describes Φ near x (a stale one, or one made far
+                // from the minimum); rebuild it here, and at the start of the next solve
                 kept.factor = None;
+                kept.went_stale = true;
             }
             previous = Some((g, z, p));
         }
@@ -576,6 +601,9 @@ pub struct KeptFactor {
     dofs: usize,
     /// Solves since the factor was made.
     age: usize,
+    /// The last solve had to rebuild the factor after [`KeptFactor::STALE_AFTER`] iterations: the
+    /// next one starts with a new factor.
+    went_stale: bool,
     /// Factorisations so far.
     pub refreshes: u64,
 }
@@ -585,10 +613,16 @@ impl KeptFactor {
     /// uses 50).
     pub const REFRESH_AFTER: usize = 50;
 
-    /// Iterations of one solve after which an old factor is rebuilt at the current iterate (once
-    /// per solve): with a factor of this step's Hessian the conjugate gradients converge by about
-    /// 0.3 per iteration on a hanging cape, so 8 iterations without convergence mean a stale one.
-    pub const STALE_AFTER: usize = 8;
+    /// Iterations on one factor after which it is rebuilt at the current iterate if they have
+    /// not shortened the preconditioned gradient by [`KeptFactor::STALE_GAIN`] (the next solve
+    /// then starts with a new factor too). With a factor of the step's own Hessian the conjugate
+    /// gradients gain a factor of 10 to 30 per iteration on the `cape` scene's cloth; a factor made
+    /// steps ago, or far from the minimum where the cloth buckles, gains 1.5 to 3
+    /// (docs/performance.md).
+    pub const STALE_AFTER: usize = 3;
+
+    /// The gain that [`KeptFactor::STALE_AFTER`] iterations on a good factor make at least.
+    pub const STALE_GAIN: Real = 1e-2;
 
     /// What a checkpoint keeps of the factor: the matrix it was made of (`None` when there is no
     /// factor) and the counts.
@@ -605,14 +639,20 @@ impl KeptFactor {
             }),
             dofs: self.dofs,
             age: self.age,
+            went_stale: self.went_stale,
             refreshes: self.refreshes,
         }
     }
 
     /// The factor [`state`](Self::state) describes, factored again from its matrix.
     pub fn from_state(state: KeptFactorState) -> Result<Self, NewtonError> {
-        let mut kept =
-            KeptFactor { dofs: state.dofs, age: state.age, refreshes: state.refreshes, ..Default::default() };
+        let mut kept = KeptFactor {
+            dofs: state.dofs,
+            age: state.age,
+            went_stale: state.went_stale,
+            refreshes: state.refreshes,
+            ..Default::default()
+        };
         if let Some(CscArrays { size, column_offsets, row_indices, values }) = state.matrix {
             let a = CscMatrix::try_from_csc_data(size, size, column_offsets, row_indices, values)
                 .map_err(|e| NewtonError::Factorization(format!("a checkpoint's matrix: {e}")))?;
@@ -663,6 +703,7 @@ pub struct KeptFactorState {
     matrix: Option<CscArrays>,
     dofs: usize,
     age: usize,
+    went_stale: bool,
     refreshes: u64,
 }
 
@@ -691,6 +732,12 @@ pub fn solve_newton_system(
             solve_jacobi_pcg(hessian, rhs, PCG_RELATIVE_TOLERANCE, pcg_max_iterations(rhs.len()))
         }
     }
+}
+
+/// The cache, locked (one thread solves at a time; a poisoned lock still holds a valid cache,
+/// since nothing in it is left half-written by a panic).
+fn lock(cache: &Mutex<AssemblyCache>) -> std::sync::MutexGuard<'_, AssemblyCache> {
+    cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Solves in place with a Cholesky factor.
@@ -839,6 +886,7 @@ mod tests {
     use super::*;
     use crate::ids::VertexId;
     use crate::potential::Spring;
+    use nalgebra_sparse::CooMatrix;
 
     #[test]
     fn psd_projection_clamps_negative_eigenvalues() {
@@ -890,6 +938,7 @@ mod tests {
             blend: 1.0,
             contact: None,
             hessian_form: HessianForm::Projected,
+            assembly: None,
         };
         let mut x = target;
         let report = phi
@@ -1047,6 +1096,7 @@ mod tests {
             blend: 1.0,
             contact: None,
             hessian_form: HessianForm::Projected,
+            assembly: None,
         };
         let solve = |linear_solver| {
             let mut x = start.clone();

@@ -35,7 +35,8 @@ use crate::ledger::{KickKind, Ledger};
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::Model;
 use crate::newton::{
-    HessianForm, IncrementalPotential, KeptFactor, KeptFactorState, LinearSolver, NewtonParameters, NewtonReport,
+    AssemblyCache, HessianForm, IncrementalPotential, KeptFactor, KeptFactorState, LinearSolver, NewtonParameters,
+    NewtonReport,
 };
 use crate::observe::FrameStats;
 use crate::potential::{assemble_gradient, gather, restore_tick_states, Potential};
@@ -135,6 +136,9 @@ struct PhantomBody {
     next_tick: u64,
     /// The Cholesky factor of the last Hessian, kept across steps (Phantom §4).
     kept: KeptFactor,
+    /// The Hessian's block pattern, kept across steps (not in a checkpoint: made again, to the
+    /// same bits, from the same stencils).
+    assembly: std::sync::Mutex<AssemblyCache>,
 }
 
 impl PhantomBody {
@@ -266,6 +270,7 @@ impl PhantomMeshes {
                     clock: Clock::new(h),
                     next_tick: 0,
                     kept: KeptFactor::default(),
+                    assembly: Default::default(),
                 }
             })
             .collect();
@@ -480,6 +485,7 @@ impl PhantomMeshes {
             blend: 0.5,
             contact: None,
             hessian_form: HessianForm::GaussNewton,
+            assembly: Some(&b.assembly),
         };
         phi.move_to_feasible_start(&mut scratch.x);
         let failed = |reason: String| SimulationError::ImplicitSolve { body: b.name.clone(), time: t, reason };

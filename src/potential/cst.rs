@@ -11,13 +11,14 @@
 //! stretching stiffness Y (N/m) and Poisson ratio ν (e.g. Volino et al. 2009, "A simple approach to
 //! nonlinear tensile stiffness for accurate cloth simulation"; Sifakis & Barbič 2012 course notes
 //! for the F·S·Dm⁻ᵀ gradient). The gradient is hand-written (the AVI hot path); the Hessian is the
-//! exact AD Hessian of the same generic energy ([`super::hessian_of`]).
+//! exact AD Hessian of the same generic energy ([`super::hessian_of`]); the Newton systems assemble
+//! its semidefinite form in closed form ([`Membrane::psd_hessian`]).
 
 use super::ad::{hessian_of, AdScalar};
 use super::{Potential, Stencil};
 use crate::ids::VertexId;
 use crate::math::{Real, Vec3};
-use nalgebra::{DMatrix, Matrix2, Matrix3x2, Vector3};
+use nalgebra::{DMatrix, Matrix2, Matrix3, Matrix3x2, Vector3};
 use smallvec::smallvec;
 
 /// Stretching material of a membrane (plane stress, St. Venant–Kirchhoff).
@@ -188,6 +189,50 @@ impl Potential for Membrane {
         Some(hessian_of::<9>(x, |x| self.energy_generic(x)))
     }
 
+    /// In closed form, no dual numbers or eigen-solver: d²Ψ[dF] = A·(2μ‖dE‖² + λ tr(dE)² +
+    /// S : dFᵀdF) with dE = sym(FᵀdF). The first two terms are wᵀCw for w = (dE₀₀, dE₁₁, dE₀₁) and
+    /// C = [[2μ+λ, λ, 0], [λ, 2μ+λ, 0], [0, 0, 4μ]], whose eigenvalues 2(μ+λ) = Y/(1−ν), 2μ and 4μ are
+    /// positive for every ν in (−1, ½): semidefinite as they are. The stress term is S ⊗ I₃ on the
+    /// columns of dF; S's negative eigenvalues (compression) are set to zero. So the form is exact
+    /// wherever S ≥ 0 (a stretched membrane) and drops only the compressed directions' negative
+    /// curvature (the membrane's own projection in its 2 × 2 stress space, as Teran et al. 2005 do
+    /// for solids in F-space).
+    fn psd_hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>> {
+        let f = self.deformation_gradient(x);
+        let e = green_strain_of(&f);
+        let stress = e * (2.0 * self.mu) + Matrix2::identity() * (self.lambda * e.trace());
+        // S's positive part
+        let eigen = stress.symmetric_eigen();
+        let positive = eigen.eigenvectors
+            * Matrix2::from_diagonal(&eigen.eigenvalues.map(|l| l.max(0.0)))
+            * eigen.eigenvectors.transpose();
+        let (f0, f1) = (f.column(0).into_owned(), f.column(1).into_owned());
+        let rows = [self.dm_inv.row(0).transpose(), self.dm_inv.row(1).transpose()];
+        let g = [-(rows[0] + rows[1]), rows[0], rows[1]];
+        // ∂w/∂x_a, rows dE₀₀, dE₁₁, dE₀₁: g_a0·f0ᵀ, g_a1·f1ᵀ, ½(g_a1·f0ᵀ + g_a0·f1ᵀ)
+        let jacobian = |a: usize| {
+            Matrix3::from_rows(&[
+                (f0 * g[a][0]).transpose(),
+                (f1 * g[a][1]).transpose(),
+                ((f0 * g[a][1] + f1 * g[a][0]) * 0.5).transpose(),
+            ])
+        };
+        let (mu, lambda) = (self.mu, self.lambda);
+        let c = Matrix3::new(2.0 * mu + lambda, lambda, 0.0, lambda, 2.0 * mu + lambda, 0.0, 0.0, 0.0, 4.0 * mu);
+        let j = [jacobian(0), jacobian(1), jacobian(2)];
+        let mut h = DMatrix::zeros(9, 9);
+        for a in 0..3 {
+            let cj = c * j[a];
+            for b in 0..3 {
+                let block = (j[b].transpose() * cj
+                    + Matrix3::identity() * (g[b].transpose() * positive * g[a])[(0, 0)])
+                    * self.rest_area;
+                h.fixed_view_mut::<3, 3>(3 * b, 3 * a).copy_from(&block);
+            }
+        }
+        Some(h)
+    }
+
     /// 2/√ρ̄ with ρ̄ ≥ ρ(M^{-1/2} H M^{-1/2}) from the factorisation H = A·Jᵀ C J, where
     /// C = ∂²Ψ/∂F² and J maps positions to F = Σₐ xₐ gₐᵀ (the gₐ from Dm⁻¹):
     /// ρ(M^{-1/2}HM^{-1/2}) ≤ A·ρ(C)·λ_max(Σₐ gₐgₐᵀ/mₐ). For StVK,
@@ -283,6 +328,48 @@ mod tests {
             let masses = [0.1 + next(), 0.1 + next(), if case % 5 == 0 { Real::INFINITY } else { 0.1 + next() }];
             let (exact, bound) = (m.stable_step(&x, &masses).unwrap(), m.stable_step_at_least(&x, &masses).unwrap());
             assert!(bound <= exact * (1.0 + 1e-9), "case {case}: bound {bound} above the exact {exact}");
+        }
+    }
+
+    #[test]
+    fn the_closed_form_semidefinite_hessian_is_exact_when_stretched_and_drops_only_compression() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as Real / (1u64 << 53) as Real
+        };
+        for case in 0..200 {
+            let rest = [Vec3::zeros(), Vec3::x(), Vec3::new(next(), 0.05 + next(), 0.1 * next())];
+            let material = MembraneMaterial { youngs_modulus: 1e3, poisson_ratio: -0.8 + 1.25 * next() };
+            let m = Membrane::new(ids(), rest, &material).unwrap();
+            let rotation = Rotation3::from_euler_angles(next() * 6.0, next() * 6.0, next() * 6.0);
+            // stretched along both rest axes by 1–30 %, or squashed by up to a half
+            let stretched = case % 2 == 0;
+            let (sx, sy) =
+                if stretched { (1.01 + 0.3 * next(), 1.01 + 0.3 * next()) } else { (0.5 + 0.5 * next(), 0.5 + next()) };
+            let x: Vec<Vec3> = rest.iter().map(|p| rotation * Vec3::new(p.x * sx, p.y * sy, p.z)).collect();
+            let (exact, psd) = (m.hessian(&x).unwrap(), m.psd_hessian(&x).unwrap());
+            let scale = exact.amax();
+            let lowest = psd.clone().symmetric_eigenvalues().min();
+            assert!(lowest >= -1e-9 * scale, "case {case}: eigenvalue {lowest} of {scale}");
+            assert!((&psd - psd.transpose()).amax() <= 1e-12 * scale, "case {case}: not symmetric");
+            let stress_negative = {
+                let e = m.green_strain(&x);
+                let (mu, lambda) = material.lame();
+                (e * (2.0 * mu) + Matrix2::identity() * (lambda * e.trace())).symmetric_eigenvalues().min() < 0.0
+            };
+            if !stress_negative {
+                assert!(
+                    (&psd - &exact).amax() <= 1e-9 * scale,
+                    "case {case}: differs from the exact Hessian under tension"
+                );
+            } else {
+                // what it drops is semidefinite: psd − exact ≥ 0
+                let dropped = (&psd - &exact).symmetric_eigenvalues().min();
+                assert!(dropped >= -1e-9 * scale, "case {case}: psd − exact has eigenvalue {dropped}");
+            }
         }
     }
 

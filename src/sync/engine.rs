@@ -161,6 +161,9 @@ pub struct SyncEngine {
     linear_solve_seconds: f64,
     last_alpha: Option<Real>,
     snapshot: Vec<Vec3>,
+    /// The Newton systems' block pattern and Cholesky analysis, kept across steps (not in a
+    /// checkpoint: made again, to the same bits, from the same stencils).
+    assembly: std::sync::Mutex<crate::newton::AssemblyCache>,
 }
 
 impl SyncEngine {
@@ -270,6 +273,7 @@ impl SyncEngine {
             linear_solve_seconds: 0.0,
             last_alpha: None,
             snapshot: Vec::new(),
+            assembly: Default::default(),
         })
     }
 
@@ -359,6 +363,7 @@ impl SyncEngine {
             blend: 1.0,
             contact: None,
             hessian_form: crate::newton::HessianForm::Projected,
+            assembly: None,
         };
         phi.newton_system(&target)
     }
@@ -471,6 +476,7 @@ impl SyncEngine {
                 h,
                 newton: self.parameters.newton,
                 contact: self.contact.as_ref(),
+                assembly: Some(&self.assembly),
             })
             .map_err(|e| SimulationError::BadParameter {
                 name: "sync",

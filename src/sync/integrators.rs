@@ -42,6 +42,8 @@ pub struct Step<'a> {
     pub newton: NewtonParameters,
     /// IPC contact, if the scene has contact.
     pub contact: Option<&'a IpcContact>,
+    /// The Newton systems' block pattern and Cholesky analysis, kept across steps.
+    pub assembly: Option<&'a std::sync::Mutex<crate::newton::AssemblyCache>>,
 }
 
 /// What one step did.
@@ -124,6 +126,7 @@ fn minimize_stage(
         blend: a,
         contact: step.contact.map(|c| c as &dyn crate::newton::BarrierContact),
         hessian_form: crate::newton::HessianForm::Projected,
+        assembly: step.assembly,
     };
     if guess.is_none() && step.contact.is_none() {
         phi.move_to_feasible_start(&mut x);
@@ -467,6 +470,7 @@ impl Step<'_> {
             h: self.h,
             newton: self.newton,
             contact: self.contact,
+            assembly: self.assembly,
         }
     }
 }
