@@ -266,6 +266,16 @@ mod tests {
     use super::*;
     use nalgebra::Rotation3;
 
+    /// Uniform numbers in [0, 1) from a xorshift generator seeded with `seed`.
+    fn uniform(mut seed: u64) -> impl FnMut() -> Real {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as Real / (1u64 << 53) as Real
+        }
+    }
+
     fn ids() -> [VertexId; 3] {
         [VertexId(0), VertexId(1), VertexId(2)]
     }
@@ -312,13 +322,7 @@ mod tests {
             (m.stable_step(&equilateral, &masses).unwrap(), m.stable_step_at_least(&equilateral, &masses).unwrap());
         assert!((bound - exact).abs() < 1e-9 * exact, "{bound} against {exact}");
         // a sliver, stretched, compressed, sheared, with mixed masses and Poisson ratios of both signs
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as Real / (1u64 << 53) as Real
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         for case in 0..400 {
             let rest = [Vec3::zeros(), Vec3::x(), Vec3::new(next(), 0.02 + next(), 0.1 * next())];
             let material = MembraneMaterial { youngs_modulus: 1e3, poisson_ratio: -0.8 + 1.3 * next() };
@@ -333,13 +337,7 @@ mod tests {
 
     #[test]
     fn the_closed_form_semidefinite_hessian_is_exact_when_stretched_and_drops_only_compression() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as Real / (1u64 << 53) as Real
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         for case in 0..200 {
             let rest = [Vec3::zeros(), Vec3::x(), Vec3::new(next(), 0.05 + next(), 0.1 * next())];
             let material = MembraneMaterial { youngs_modulus: 1e3, poisson_ratio: -0.8 + 1.25 * next() };

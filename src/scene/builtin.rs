@@ -21,6 +21,7 @@ const SCENES: &[(&str, &str)] = &[
     ("bowline", include_str!("../../scenes/bowline.toml")),
     ("trash-compactor", include_str!("../../scenes/trash-compactor.toml")),
     ("hat-cascade", include_str!("../../scenes/hat-cascade.toml")),
+    ("cape", include_str!("../../scenes/cape.toml")),
 ];
 
 /// Names of the built-in scenes.
