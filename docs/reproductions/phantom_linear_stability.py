@@ -5,7 +5,7 @@ The vertex's primary half (mass m/2) rests on a contact spring kc, integrated ex
 with the lagged half of G_i; eq. 8 couples them at every tick h. One tick is a linear map of
 (q, v, q~, v~, grad V at the last midpoint, the halves' mean gap over the last tick); the script
 prints its spectral radius (above 1: energy grows by that factor per tick) over a grid of
-omega_c*h = sqrt(kc/(m/2))*h and omega_e*h = sqrt(ke/m)*h, for eq. 8 as written and for six
+omega_c*h = sqrt(kc/(m/2))*h and omega_e*h = sqrt(ke/m)*h, for eq. 8 as written and for eight
 variants:
 
   exact   lambda solved so that the primary, moving under kc, meets the phantom at the next tick
@@ -19,6 +19,11 @@ variants:
   mean    eq. 8 on the gap between the two halves' mean positions over the last tick instead of
           their gap at the tick (a mollified constraint: the primary's contact oscillation within
           a tick averaged out, as the mollified impulse method averages fast motion)
+  damped  eq. 8 with a damper on the halves' relative velocity as well, c = mu/h (mu = m/4 the
+          pair's reduced mass): the primary feels it at every substep, the phantom, whose velocity
+          changes only at ticks, its opposite at the next tick
+  spread  eq. 8's impulse applied to the primary as a constant force over the tick that follows
+          (lambda from the primary's path under that force) instead of as one kick at the tick
 
 Run: python3 docs/reproductions/phantom_linear_stability.py   (needs numpy)
 See docs/phantom.md, "Why the solve fails in contact".
@@ -40,18 +45,26 @@ def primary_response(kc, mp, h):
 
 
 def tick(state, m, kc, ke, h, rule):
-    q, v, qt, vt, g_last, mean_gap = state
+    # the sixth entry: the halves' mean gap over the last tick ("mean"), or the damper's impulse
+    # still owed to the phantom ("damped")
+    q, v, qt, vt, g_last, sixth = state
     mp = m * (0.9 if rule == "split" else 0.5)
     mq = m - mp
     beta = 0.5 if rule == "relaxed" else 1.0
+    damper = m / 4 / h if rule == "damped" else 0.0
+    owed = 0.0
+    if rule == "damped":
+        vt += sixth / mq
     if rule == "exact":
         a_q, a_v = primary_response(kc, mp, h)
         reach, lever = a_q * q + a_v * v, a_v  # q(t + h) = reach + lever * (lambda h) / mp
     elif rule == "implicit":
         damping = 1 + h * h * kc / mp
         reach, lever = (q + v * h) / damping, h / damping
+    elif rule == "spread":
+        reach, lever = q + v * h, h / 2  # q(t + h) = q + v h + (lam / mp) h / 2
     else:
-        gap = mean_gap if rule == "mean" else q - qt
+        gap = sixth if rule == "mean" else q - qt
         reach, lever = qt + beta * gap + v * h, h
     # eq. 7 with lambda eliminated: the phantom's x = q~ + h v~+ must equal reach + lever*lam/mp
     # x = q~ + h v~ - h (lam + imp)/mq, imp = (h/2)(ke (q~ + x)/2 + g_last)
@@ -60,21 +73,31 @@ def tick(state, m, kc, ke, h, rule):
     lam = (x - reach) * mp / lever
     g = ke * (qt + x) / 2
     impulse = (g + g_last) * h / 2
-    v += lam / mp
+    if rule != "spread":
+        v += lam / mp
     vt -= (lam + impulse) / mq
     qt_start = qt
     qt += vt * h
     primary_mean = 0.0
+    dt = h / SUBSTEPS
     for _ in range(SUBSTEPS):
         q_start = q
-        q += v * h / SUBSTEPS
+        if rule == "spread":
+            v += lam / mp / SUBSTEPS / 2  # the constant force, as half kicks around each drift
+        q += v * dt
+        if rule == "spread":
+            v += lam / mp / SUBSTEPS / 2
         primary_mean += (q_start + q) / (2 * SUBSTEPS)
-        v -= kc * q / mp * h / SUBSTEPS
+        v -= kc * q / mp * dt
+        if rule == "damped":
+            f = damper * (v - vt) * dt
+            v -= f / mp
+            owed += f
     mean_gap = primary_mean - (qt_start + qt) / 2
     if rule == "project":
         q = qt = (mp * q + mq * qt) / m
         v = vt = (mp * v + mq * vt) / m
-    return np.array([q, v, qt, vt, g, mean_gap])
+    return np.array([q, v, qt, vt, g, owed if rule == "damped" else mean_gap])
 
 
 def spectral_radius(m, kc, ke, h, rule):
@@ -86,7 +109,7 @@ def main():
     m, h = 1e-3, 1e-3
     omega_c = [0.0, 0.14, 0.45, 1.4, 2.4, 4.5, 14.0, 40.0]
     omega_e = [0.003, 0.3, 1.0, 3.2, 10.0, 32.0]
-    for rule in ("eq8", "exact", "relaxed", "split", "project", "implicit", "mean"):
+    for rule in ("eq8", "exact", "relaxed", "split", "project", "implicit", "mean", "damped", "spread"):
         print(f"\n{rule}: spectral radius per tick; rows omega_c*h, columns omega_e*h")
         print("          " + " ".join(f"{w:8.3g}" for w in omega_e))
         for wc in omega_c:
