@@ -18,6 +18,7 @@ use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 mod checkpoint;
+mod resonance;
 
 /// What an entry of the event queue stands for.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,13 +102,6 @@ struct KickWorkspace {
 /// to 4 % (one period: 1 %, 5 %, 2 %; four: 0.09 %, 0.8 %, 8 %).
 const LEDGER_WINDOW_PERIODS: Real = 2.0;
 
-/// The most an elastic potential's clock period may exceed the smallest one of the elastic
-/// potentials sharing a vertex with it. With periods at `safety_factor` 0.5 of the stable step, the
-/// fast clock resolves its mode at ω·h ≤ 1, so the slow clock kicks that mode at ω·h ≤ 2, below
-/// the first resonance of multiple time stepping (ω·h = π). An exact factor of 2 keeps a laddered
-/// period on the ladder, one octave up.
-const RESONANCE_RATIO: Real = 2.0;
-
 /// The AVI engine: potentials with clocks, the event queue, and frame output as events.
 #[derive(Debug)]
 pub struct AviEngine {
@@ -183,28 +177,12 @@ impl AviEngine {
                 }
             });
         }
-        // No elastic clock is slower than RESONANCE_RATIO times the fastest elastic clock it shares
-        // a vertex with: a slow force kicking every h a vertex whose fast mode has a half-period
-        // near h / k pumps that mode (the resonance of multiple time stepping, which AVIs share:
-        // Fong, Darve and Lew 2008). A stiff shell's hinges can tick 60 times slower than its
-        // membranes, and a spinning hat gained a factor of 500 in energy in 0.6 s that way
-        // (`tests/laws.rs`; docs/scene-format.md, "Clock periods").
+        // elastic clocks clear of the resonances of multiple time stepping (`resonance`): no
+        // slower than twice a fast neighbour, and within a body in ratios of powers of two
         let elastic = |spec: &ForceSpec| !spec.potential.is_dissipative() && spec.period == PeriodChoice::Stable;
-        let mut vertex_fastest = vec![Real::INFINITY; model.vertices.len()];
-        for (spec, period) in specs.iter().zip(&periods) {
-            if let (true, Some(h)) = (elastic(spec), period) {
-                for v in spec.potential.stencil() {
-                    vertex_fastest[v.index()] = vertex_fastest[v.index()].min(*h);
-                }
-            }
-        }
-        for (spec, period) in specs.iter().zip(periods.iter_mut()) {
-            if let (true, Some(h)) = (elastic(spec), period.as_mut()) {
-                let fastest =
-                    spec.potential.stencil().iter().map(|v| vertex_fastest[v.index()]).fold(Real::INFINITY, Real::min);
-                *h = h.min(RESONANCE_RATIO * fastest);
-            }
-        }
+        resonance::cap_at_fast_neighbours(model.vertices.len(), &specs, &mut periods, elastic);
+        resonance::snap_to_body_octaves(model, &specs, &mut periods, elastic);
+        resonance::cap_at_fast_neighbours(model.vertices.len(), &specs, &mut periods, elastic);
         // A damping force differences positions over one period of its own clock (ACM §6.1), so
         // that period must resolve the fastest motion of its vertices: it never exceeds the
         // smallest stable period of the elastic potentials that share a vertex with it. It books
