@@ -1,7 +1,9 @@
 //! Explicit against phantom integration (Phantom §3.2, Table 1's comparison) on the same scene,
 //! per simulated frame: a stiff card (membrane 1e5 N/m, 100 vertices) dropped tilted onto a floor,
 //! with contact; the spinning shell of `spinning-shell` (162 vertices, no contact); and the first
-//! frame of the built-in `cape` (5 929 vertices of stiff cloth in a gusting wind, Phantom §5).
+//! frame of the built-in `cape` (5 929 vertices of stiff cloth in a gusting wind, Phantom §5); and
+//! the first frame of the built-in `card-riffle` (eight very stiff cards, 792 vertices, lifted by a
+//! thumb: contact from about 5 ms).
 //! Figures: docs/performance.md ("Phantom meshes").
 //!
 //! Run: `cargo bench --bench phantom`
@@ -57,16 +59,23 @@ fn cape() -> String {
         .replace("bending = 1e-4", "bending = 1e-4\nintegration = \"INTEGRATION\"")
 }
 
+fn card_riffle() -> String {
+    scene::builtin_source("card-riffle")
+        .expect("built-in scene")
+        .replace("bending = 0.01", "bending = 0.01\nintegration = \"INTEGRATION\"")
+}
+
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("phantom_frame");
     group.sample_size(10);
-    let (shell, cape) = (spinning_shell(), cape());
+    let (shell, cape, cards) = (spinning_shell(), cape(), card_riffle());
     // the card in flight, then landing (its frame from 0.08 s has contact)
     for (name, text, start) in [
         ("card_falling", CARD, 0.0),
         ("card_landing", CARD, 0.08),
         ("spinning_shell", &shell, 0.0),
         ("cape", &cape, 0.0),
+        ("card_riffle", &cards, 0.0),
     ] {
         for integration in ["explicit", "phantom"] {
             group.bench_with_input(BenchmarkId::new(name, integration), &integration, |b, &integration| {

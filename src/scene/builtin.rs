@@ -22,6 +22,7 @@ const SCENES: &[(&str, &str)] = &[
     ("trash-compactor", include_str!("../../scenes/trash-compactor.toml")),
     ("hat-cascade", include_str!("../../scenes/hat-cascade.toml")),
     ("cape", include_str!("../../scenes/cape.toml")),
+    ("card-riffle", include_str!("../../scenes/card-riffle.toml")),
 ];
 
 /// Names of the built-in scenes.
