@@ -129,6 +129,9 @@ pub struct AviEngine {
     broad_phase_slot: usize,
     implicit_slot: usize,
     constraint_slot: usize,
+    /// Per vertex, the longest period a penalty layer on it may take (`resonance`), handed to
+    /// the contact manager (and again after a checkpoint restores it).
+    layer_period_limits: Vec<Real>,
 }
 
 impl AviEngine {
@@ -183,6 +186,7 @@ impl AviEngine {
         resonance::cap_at_fast_neighbours(model.vertices.len(), &specs, &mut periods, elastic);
         resonance::snap_to_body_octaves(model, &specs, &mut periods, elastic);
         resonance::cap_at_fast_neighbours(model.vertices.len(), &specs, &mut periods, elastic);
+        let layer_period_limits = resonance::layer_period_limits(model.vertices.len(), &specs, &periods);
         // A damping force differences positions over one period of its own clock (ACM §6.1), so
         // that period must resolve the fastest motion of its vertices: it never exceeds the
         // smallest stable period of the elastic potentials that share a vertex with it. It books
@@ -243,6 +247,7 @@ impl AviEngine {
             broad_phase_slot: 0,
             implicit_slot: 0,
             constraint_slot: 0,
+            layer_period_limits,
         };
         engine.frame_slot = engine.counters.slot("frame");
         // forces of one period tick in step, so they share a lane of the queue (first in, first
@@ -581,6 +586,7 @@ impl AviEngine {
         barriers: &[CompressionBarrier],
     ) -> Result<Self, SimulationError> {
         let mut contact = ContactManager::with_barriers(model, settings, barriers);
+        contact.limit_layer_periods(self.layer_period_limits.clone());
         let requests = contact.start(model).map_err(SimulationError::InitialContact)?;
         apply(&mut self.queue, &requests)?;
         self.layer_slot = self.counters.slot("layer");

@@ -32,7 +32,8 @@ impl ContactManager {
     /// The period of layer `l` of `pair` in `model`, s.
     pub fn layer_period(&self, pair: PairId, l: u32, model: &Model) -> Real {
         let kind = self.kind(pair);
-        kind.schedule(self.settings.layers).period(l, Self::inverse_mass(&kind, model), self.settings.safety)
+        let own = kind.schedule(self.settings.layers).period(l, Self::inverse_mass(&kind, model), self.settings.safety);
+        own.min(self.layer_period_limit(&kind.vertices()))
     }
 
     /// The energy of every penalty layer at `positions` (all vertices at one time), J: for each
@@ -72,7 +73,8 @@ impl ContactManager {
         let h = kind
             .schedule(self.settings.layers)
             .checked_period(l, Self::inverse_mass(&kind, model), s.safety, t)
-            .map_err(|e| ContactError::Zeno(e, Box::new(self.report(k, t, model))))?;
+            .map_err(|e| ContactError::Zeno(e, Box::new(self.report(k, t, model))))?
+            .min(self.layer_period_limit(&kind.vertices()));
         let mut clock = Clock::new(h);
         if s.variant == ContactVariant::RestartedClocks {
             let level = kind.schedule(self.settings.layers).thickness(l);

@@ -67,6 +67,11 @@ pub struct ContactManager {
     pub(super) restarts: FixedHashMap<(PairId, u32), Restart>,
     /// The stencil of the pair being measured (reused).
     pub(super) scratch: Vec<Vec3>,
+    /// Per vertex, the longest clock period a penalty layer on it may take (empty: no limit);
+    /// set by the engine from its elastic clocks ([`ContactManager::limit_layer_periods`]), not
+    /// saved in checkpoints (the scene gives it again).
+    #[serde(skip)]
+    pub(super) layer_period_limit: Vec<Real>,
 }
 impl ContactManager {
     /// The contact pairs of `model` at the start: those the broad phase asks for among
@@ -104,6 +109,7 @@ impl ContactManager {
             stamp: 0,
             restarts: FixedHashMap::default(),
             scratch: Vec::new(),
+            layer_period_limit: Vec::new(),
         };
         for (i, j) in manager.broad.initial_pairs() {
             manager.insert_pair(Between::Primitives(i, j));
@@ -239,6 +245,22 @@ impl ContactManager {
     }
 
     /// Σ 1/m over the stencil of `kind` (held and scripted vertices count 0), for layer periods.
+    /// Caps the clock period of every penalty layer at the smallest of `limits` over its pair's
+    /// vertices (one entry per vertex, s): no layer ticks more than twice as slowly as the fastest
+    /// elastic clock on its vertices, so that it does not kick their fast modes as a slow force of
+    /// multiple time stepping (docs/contact.md, "Layer clocks and elastic clocks").
+    pub fn limit_layer_periods(&mut self, limits: Vec<Real>) {
+        self.layer_period_limit = limits;
+    }
+
+    /// The longest period a layer of a pair with these vertices may take (`INFINITY`: no limit).
+    pub(super) fn layer_period_limit(&self, vertices: &[VertexId]) -> Real {
+        match self.layer_period_limit.is_empty() {
+            true => Real::INFINITY,
+            false => vertices.iter().map(|u| self.layer_period_limit[u.index()]).fold(Real::INFINITY, Real::min),
+        }
+    }
+
     pub(super) fn inverse_mass(kind: &PairKind, model: &Model) -> Real {
         kind.vertices().iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum()
     }

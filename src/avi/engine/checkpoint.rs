@@ -78,6 +78,9 @@ impl AviEngine {
         self.counters.restore_tallies(tallies).map_err(mismatch)?;
         self.ledger = ledger;
         self.contact = contact;
+        if let Some(contact) = self.contact.as_mut() {
+            contact.limit_layer_periods(self.layer_period_limits.clone());
+        }
         Ok(())
     }
 }

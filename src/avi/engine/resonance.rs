@@ -1,6 +1,7 @@
 //! Elastic clocks clear of the resonances of multiple time stepping (docs/scene-format.md, "Clock
 //! periods"): no elastic clock is more than twice as slow as a fast neighbour's, and within a body
-//! every elastic period is the body's base period times a power of two.
+//! every elastic period is the body's base period times a power of two; and no penalty layer's
+//! clock is more than twice as slow as the fastest elastic clock on its vertices.
 //!
 //! An AVI is a multiple-time-stepping method and shares its resonances (Fong, Darve and Lew 2008):
 //! two clocks that share a vertex and tick in an irrational ratio, such as neighbouring rungs of the
@@ -46,6 +47,25 @@ pub(super) fn cap_at_fast_neighbours(
             *h = h.min(RESONANCE_RATIO * fastest);
         }
     }
+}
+
+/// For each vertex, the longest clock period a penalty layer on it may take: [`RESONANCE_RATIO`]
+/// times the smallest period among the elastic potentials on it (those not dissipative, whose
+/// period is known here: given, or estimated), `INFINITY` on a vertex without one. A layer whose
+/// own period h(l) is longer kicks the fast elastic modes of its vertices as a slow force of
+/// multiple time stepping does: soft layers (r(1) = 1000 N/m, h(1) ≈ 20 µs) on a stiff card
+/// whose clocks tick at 1.2 µs put 40 % of a thumb's work into the card as it pressed
+/// (`tests/laws.rs`).
+pub(super) fn layer_period_limits(vertices: usize, specs: &[ForceSpec], periods: &[Option<Real>]) -> Vec<Real> {
+    let mut limit = vec![Real::INFINITY; vertices];
+    for (spec, period) in specs.iter().zip(periods) {
+        if let (false, Some(h)) = (spec.potential.is_dissipative(), period) {
+            for v in spec.potential.stencil() {
+                limit[v.index()] = limit[v.index()].min(RESONANCE_RATIO * h);
+            }
+        }
+    }
+    limit
 }
 
 /// How many bases per octave are tried for each body: the one that needs the fewest ticks per
