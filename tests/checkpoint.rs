@@ -143,6 +143,15 @@ fn the_k_dop_and_all_pairs_broad_phases_and_a_scripted_knot_resume_bit_identical
 }
 
 #[test]
+fn a_stiff_card_under_a_thumb_resumes_with_its_layer_clocks_limited() {
+    // the card's penalty layers tick at twice its elastic clocks, not at their own slower periods:
+    // a limit the scene gives again on resume (checkpoints do not carry it)
+    let dir = tempfile::tempdir().unwrap();
+    let scene = scene_file(dir.path(), "card.toml", &common::card_under_a_thumb(0.1, ""));
+    stopped_and_resumed(&scene, None, 0.1, 0.03, 3, true);
+}
+
+#[test]
 fn particles_springs_and_a_ramped_load_resume_bit_identically() {
     stopped_and_resumed("particle-box-gravity", None, 0.5, 0.1, 9, true);
     stopped_and_resumed("pogo", None, 20.0, 5.0, 400, false);

@@ -469,42 +469,6 @@ bending = 0.01
     assert!(e.0.last().unwrap().2 > 0.0, "friction dissipated nothing: the hat never rested on the pole");
 }
 
-/// A clamped stiff card (5 × 6 vertices, stretching 1e6 N/m, bending 0.01 N·m, its first two rows
-/// held) that a thumb (a cylinder obstacle under it near the tip, moving at (0, 0.15, 0.15) m/s)
-/// bends up and slides past, so that it snaps back and rings; `card_keys` are added to the card.
-fn card_under_a_thumb(duration: f64, card_keys: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = {duration}
-frame_rate = 60.0
-gravity = [0.0, 0.0, -9.8]
-
-[contact]
-thickness = 0.0005
-stiffness = 1000.0
-tolerance = 1.0
-
-[[body]]
-name = "thumb"
-kind = "obstacle"
-mesh = {{ generator = "cylinder", radius = 0.006, height = 0.08, segments = 16, rings = 4 }}
-transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [0.0, 0.018, -0.0072] }}
-scripted = [{{ velocity = [0.0, 0.15, 0.15], stop = 0.25 }}]
-
-[[body]]
-name = "card"
-kind = "shell"
-mesh = {{ generator = "grid", size = [0.063, 0.067], resolution = [5, 6] }}
-transform = {{ translate = [0.0, -0.0105, 0.0] }}
-density = 0.3
-stretching = 1e6
-bending = 0.01
-fixed = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-{card_keys}"#
-    )
-}
-
 #[test]
 fn law3_a_stiff_card_snapped_by_a_thumb_keeps_its_energy() {
     // a clamped card (stretching 1e6 N/m, bending 0.01 N·m, 5 × 6 vertices) bent up by a rising
@@ -512,7 +476,7 @@ fn law3_a_stiff_card_snapped_by_a_thumb_keeps_its_energy() {
     // rungs 2^(j/16) apart; on those clocks its energy grew a hundredfold in the 0.15 s after the
     // release (the thumb gone, nothing acting on it). Within the body the clocks now tick in
     // ratios of powers of two (docs/scene-format.md, "Clock periods").
-    let text = card_under_a_thumb(0.4, "");
+    let text = common::card_under_a_thumb(0.4, "");
     let mut sim = simulation(&text);
     let mut e = Energies::default();
     sim.advance_to(0.4, &mut e).unwrap();
@@ -547,7 +511,7 @@ fn law3_soft_layers_pressed_by_a_thumb_do_not_pump_a_stiff_card() {
     // kicking the card's fast modes, and put 40 % of the thumb's work into the card on top of it
     // while it pressed. No layer is now more than twice as slow as the fastest elastic clock on
     // its vertices (docs/contact.md, "Layer clocks and elastic clocks").
-    let text = card_under_a_thumb(0.2, "stretch_period = 1.2e-6\nbend_period = 1.2e-6\n");
+    let text = common::card_under_a_thumb(0.2, "stretch_period = 1.2e-6\nbend_period = 1.2e-6\n");
     let mut sim = simulation(&text);
     let mut e = Ledgers::default();
     sim.advance_to(0.2, &mut e).unwrap();

@@ -171,6 +171,42 @@ pub fn coarse_spikes(pull: &str) -> String {
     text
 }
 
+/// A clamped stiff card (5 × 6 vertices, stretching 1e6 N/m, bending 0.01 N·m, its first two rows
+/// held) that a thumb (a cylinder obstacle under it near the tip, moving at (0, 0.15, 0.15) m/s)
+/// bends up and slides past, so that it snaps back and rings; `card_keys` are added to the card.
+pub fn card_under_a_thumb(duration: f64, card_keys: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = {duration}
+frame_rate = 60.0
+gravity = [0.0, 0.0, -9.8]
+
+[contact]
+thickness = 0.0005
+stiffness = 1000.0
+tolerance = 1.0
+
+[[body]]
+name = "thumb"
+kind = "obstacle"
+mesh = {{ generator = "cylinder", radius = 0.006, height = 0.08, segments = 16, rings = 4 }}
+transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [0.0, 0.018, -0.0072] }}
+scripted = [{{ velocity = [0.0, 0.15, 0.15], stop = 0.25 }}]
+
+[[body]]
+name = "card"
+kind = "shell"
+mesh = {{ generator = "grid", size = [0.063, 0.067], resolution = [5, 6] }}
+transform = {{ translate = [0.0, -0.0105, 0.0] }}
+density = 0.3
+stretching = 1e6
+bending = 0.01
+fixed = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+{card_keys}"#
+    )
+}
+
 /// A ribbon hanging from its top edge under gravity, its lowest vertex pulled aside by a ramped
 /// `[[load]]` (`tests/load.rs`, `tests/checkpoint.rs`).
 pub const HANGING_RIBBON: &str = r#"
