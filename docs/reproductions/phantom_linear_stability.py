@@ -24,6 +24,11 @@ variants:
           changes only at ticks, its opposite at the next tick
   spread  eq. 8's impulse applied to the primary as a constant force over the tick that follows
           (lambda from the primary's path under that force) instead of as one kick at the tick
+  edamped eq. 8 with a damper on the phantom's elastic spring as well, in its implicit step:
+          c = 2 zeta sqrt(ke m), zeta = 0.1 (ZETA), as stretch and bend damping would give
+  pair    eq. 8 with each contact kick given to both halves alike, on the vertex's whole mass m
+          (kc then acts on m: rows are omega_c*h = sqrt(kc/m)*h for this rule), so that contact
+          never moves the halves apart (not variational: angular momentum is not kept)
 
 Run: python3 docs/reproductions/phantom_linear_stability.py   (needs numpy)
 See docs/phantom.md, "Why the solve fails in contact".
@@ -31,6 +36,7 @@ See docs/phantom.md, "Why the solve fails in contact".
 import numpy as np
 
 SUBSTEPS = 200
+ZETA = 0.1
 
 
 def primary_response(kc, mp, h):
@@ -69,10 +75,14 @@ def tick(state, m, kc, ke, h, rule):
     # eq. 7 with lambda eliminated: the phantom's x = q~ + h v~+ must equal reach + lever*lam/mp
     # x = q~ + h v~ - h (lam + imp)/mq, imp = (h/2)(ke (q~ + x)/2 + g_last)
     w = h * mp / (lever * mq)
-    x = (qt + h * vt - h * h / (2 * mq) * (ke * qt / 2 + g_last) + w * reach) / (1 + h * h * ke / (4 * mq) + w)
+    # the phantom's damper (edamped): the impulse c (x - q~) over the step, implicit in x
+    c = 2 * ZETA * np.sqrt(ke * m) if rule == "edamped" else 0.0
+    x = (qt + h * vt - h * h / (2 * mq) * (ke * qt / 2 + g_last) + h * c * qt / mq + w * reach) / (
+        1 + h * h * ke / (4 * mq) + h * c / mq + w
+    )
     lam = (x - reach) * mp / lever
     g = ke * (qt + x) / 2
-    impulse = (g + g_last) * h / 2
+    impulse = (g + g_last) * h / 2 + c * (x - qt)
     if rule != "spread":
         v += lam / mp
     vt -= (lam + impulse) / mq
@@ -80,7 +90,18 @@ def tick(state, m, kc, ke, h, rule):
     qt += vt * h
     primary_mean = 0.0
     dt = h / SUBSTEPS
-    for _ in range(SUBSTEPS):
+    if rule == "pair":
+        # contact kicks both halves alike on the whole mass; the phantom drifts with them
+        qt = qt_start
+        for _ in range(SUBSTEPS):
+            q_start = q
+            q += v * dt
+            qt += vt * dt
+            primary_mean += (q_start + q) / (2 * SUBSTEPS)
+            kick = kc * q / m * dt
+            v -= kick
+            vt -= kick
+    for _ in range(SUBSTEPS if rule != "pair" else 0):
         q_start = q
         if rule == "spread":
             v += lam / mp / SUBSTEPS / 2  # the constant force, as half kicks around each drift
@@ -109,11 +130,12 @@ def main():
     m, h = 1e-3, 1e-3
     omega_c = [0.0, 0.14, 0.45, 1.4, 2.4, 4.5, 14.0, 40.0]
     omega_e = [0.003, 0.3, 1.0, 3.2, 10.0, 32.0]
-    for rule in ("eq8", "exact", "relaxed", "split", "project", "implicit", "mean", "damped", "spread"):
+    rules = ("eq8", "exact", "relaxed", "split", "project", "implicit", "mean", "damped", "spread", "edamped", "pair")
+    for rule in rules:
         print(f"\n{rule}: spectral radius per tick; rows omega_c*h, columns omega_e*h")
         print("          " + " ".join(f"{w:8.3g}" for w in omega_e))
         for wc in omega_c:
-            kc = (wc / h) ** 2 * m / 2
+            kc = (wc / h) ** 2 * m * (1.0 if rule == "pair" else 0.5)
             radii = [spectral_radius(m, kc, (we / h) ** 2 * m, h, rule) for we in omega_e]
             print(f"{wc:8.3g}  " + " ".join(f"{r:8.4f}" for r in radii))
 
