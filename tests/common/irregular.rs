@@ -118,3 +118,40 @@ pub fn obj(positions: &[Vec3], triangles: &[[u32; 3]]) -> String {
     }
     text
 }
+
+/// A flat card as a modelling tool might mesh it: an `nx` × `ny` grid `width` wide along x and
+/// `length` long along y from y = −0.044 m, whose interior vertices are moved by up to 0.3 of a
+/// spacing in x and y (side vertices along y only; the first two rows, the clamped ones, and the
+/// tip row stay), each quad split along a diagonal drawn at random. Vertex `i + nx·j` is in column
+/// i, row j.
+pub fn jittered_card(nx: usize, ny: usize, width: f64, length: f64, seed: u64) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let mut random = Lcg(seed);
+    let (dx, dy) = (width / (nx - 1) as f64, length / (ny - 1) as f64);
+    let mut positions = Vec::with_capacity(nx * ny);
+    for j in 0..ny {
+        for i in 0..nx {
+            let (mut x, mut y) = (-width / 2.0 + i as f64 * dx, -0.044 + j as f64 * dy);
+            let moved_row = j > 1 && j < ny - 1;
+            if moved_row && i > 0 && i < nx - 1 {
+                x += (random.next() - 0.5) * 0.6 * dx;
+            }
+            if moved_row {
+                y += (random.next() - 0.5) * 0.6 * dy;
+            }
+            positions.push(Vec3::new(x, y, 0.0));
+        }
+    }
+    let mut triangles = Vec::new();
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            let a = (j * nx + i) as u32;
+            let (b, c, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
+            if random.next() < 0.5 {
+                triangles.extend([[a, b, d], [a, d, c]]);
+            } else {
+                triangles.extend([[a, b, c], [b, d, c]]);
+            }
+        }
+    }
+    (positions, triangles)
+}

@@ -175,6 +175,19 @@ pub fn coarse_spikes(pull: &str) -> String {
 /// held) that a thumb (a cylinder obstacle under it near the tip, moving at (0, 0.15, 0.15) m/s)
 /// bends up and slides past, so that it snaps back and rings; `card_keys` are added to the card.
 pub fn card_under_a_thumb(duration: f64, card_keys: &str) -> String {
+    let card = format!(
+        "mesh = {{ generator = \"grid\", size = [0.063, 0.067], resolution = [5, 6] }}\n\
+         transform = {{ translate = [0.0, -0.0105, 0.0] }}\ndensity = 0.3\nstretching = 1e6\nbending = 0.01\n\
+         fixed = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n{card_keys}"
+    );
+    thumb_under(duration, 0.018, [0.15, 0.15], &card)
+}
+
+/// A body "card" (a shell with the keys `card`) and a thumb: a 6 mm cylinder obstacle along x
+/// under it at y = `thumb_y`, 7.2 mm below its plane, moved at (0, v_y, v_z) = `velocity` m/s for
+/// 0.25 s; gravity, contact η(1) = 0.5 mm, r(1) = 1000 N/m; `duration` s at 60 frames/s.
+pub fn thumb_under(duration: f64, thumb_y: f64, velocity: [f64; 2], card: &str) -> String {
+    let [vy, vz] = velocity;
     format!(
         r#"
 [simulation]
@@ -191,19 +204,13 @@ tolerance = 1.0
 name = "thumb"
 kind = "obstacle"
 mesh = {{ generator = "cylinder", radius = 0.006, height = 0.08, segments = 16, rings = 4 }}
-transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [0.0, 0.018, -0.0072] }}
-scripted = [{{ velocity = [0.0, 0.15, 0.15], stop = 0.25 }}]
+transform = {{ rotate_deg = [0.0, 90.0, 0.0], translate = [0.0, {thumb_y:?}, -0.0072] }}
+scripted = [{{ velocity = [0.0, {vy:?}, {vz:?}], stop = 0.25 }}]
 
 [[body]]
 name = "card"
 kind = "shell"
-mesh = {{ generator = "grid", size = [0.063, 0.067], resolution = [5, 6] }}
-transform = {{ translate = [0.0, -0.0105, 0.0] }}
-density = 0.3
-stretching = 1e6
-bending = 0.01
-fixed = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-{card_keys}"#
+{card}"#
     )
 }
 
