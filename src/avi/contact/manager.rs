@@ -244,7 +244,6 @@ impl ContactManager {
         kind.schedule(self.settings.layers).thickness(pair.layers.len() as u32 + 1) + kind.radii()
     }
 
-    /// Σ 1/m over the stencil of `kind` (held and scripted vertices count 0), for layer periods.
     /// Caps the clock period of every penalty layer at the smallest of `limits` over its pair's
     /// vertices (one entry per vertex, s): no layer ticks more than twice as slowly as the fastest
     /// elastic clock on its vertices, so that it does not kick their fast modes as a slow force of
@@ -261,6 +260,7 @@ impl ContactManager {
         }
     }
 
+    /// Σ 1/m over the stencil of `kind` (held and scripted vertices count 0), for layer periods.
     pub(super) fn inverse_mass(kind: &PairKind, model: &Model) -> Real {
         kind.vertices().iter().map(|&u| 1.0 / model.vertices.effective_mass(u)).sum()
     }

@@ -50,8 +50,9 @@ pub(super) fn cap_at_fast_neighbours(
 }
 
 /// For each vertex, the longest clock period a penalty layer on it may take: [`RESONANCE_RATIO`]
-/// times the smallest period among the elastic potentials on it (those not dissipative, whose
-/// period is known here: given, or estimated), `INFINITY` on a vertex without one. A layer whose
+/// times the smallest period among the potentials on it that are not dissipative and whose
+/// period is known here (given, or estimated: the elastic ones; gravity only under a common
+/// `[simulation] period`), `INFINITY` on a vertex without one. A layer whose
 /// own period h(l) is longer kicks the fast elastic modes of its vertices as a slow force of
 /// multiple time stepping does: soft layers (r(1) = 1000 N/m, h(1) ≈ 20 µs) on a stiff card
 /// whose clocks tick at 1.2 µs put 40 % of a thumb's work into the card as it pressed
