@@ -146,6 +146,10 @@ enum Command {
         /// Leave these bodies out, by name (comma-separated), e.g. a floor that dwarfs the scene.
         #[arg(long, value_name = "NAMES", value_delimiter = ',')]
         hide: Vec<String>,
+        /// A close-up: frame the ball of radius R about (X, Y, Z), metres, instead of everything
+        /// that moves (e.g. a tight knot in long ribbons).
+        #[arg(long, value_name = "X,Y,Z,R", value_parser = cli::render::parse_around, allow_hyphen_values = true)]
+        around: Option<([f64; 3], f64)>,
     },
 }
 
@@ -193,7 +197,7 @@ fn main() -> ExitCode {
         Command::Check { dir } => cli::check::check(&dir),
         Command::Plot { dir } => cli::plot::plot(&dir),
         Command::Scenes => cli::scenes::scenes(),
-        Command::Render { dir, out, view, size, every, hide } => cli::render::render(
+        Command::Render { dir, out, view, size, every, hide, around } => cli::render::render(
             &dir,
             out.as_deref(),
             &RenderOptions {
@@ -202,6 +206,7 @@ fn main() -> ExitCode {
                 height: size.1,
                 every: usize::try_from(every).unwrap_or(usize::MAX),
                 hide,
+                around: around.map(|(c, r)| (c.into(), r)),
             },
         ),
     }

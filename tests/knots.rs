@@ -408,6 +408,51 @@ fn a_reef_knot_of_two_ribbons_stays_a_square_knot_while_it_tightens() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The built-in `reef-knot` at ACM's scale (10 642 vertices, 2 s): every frame passes `check`, is a
+/// square knot and the knot ends tight. About 8 minutes in release mode, so CI leaves it out:
+/// `cargo test --release --test knots -- --ignored`.
+#[test]
+#[ignore]
+fn the_reef_knot_at_acms_scale_ties_tight_and_stays_a_square_knot() {
+    let dir = out_dir("reef-full");
+    let span = run_a_reef("reef-knot", 17, 313, &dir);
+    let (first, last) = (span[0], span[span.len() - 1]);
+    assert!(last < 0.1 * first, "the knot is tight: span {first} m at the start, {last} m at the end");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The built-in `bowline` at ACM's scale (2 664 + 1 334 vertices, 5 s): every frame passes `check`
+/// and its ribbon, closed far outside, is the bowline (determinant 9) on every frame; the knot
+/// ends tight. About 4 minutes in release mode: `cargo test --release --test knots -- --ignored`.
+#[test]
+#[ignore]
+fn the_bowline_at_acms_scale_ties_tight_and_stays_a_bowline() {
+    let dir = out_dir("bowline-full");
+    let mut sizes = Vec::new();
+    for frame in &run_and_check("bowline", &dir) {
+        let centre = centre_line(&read_object(frame, "ribbon"), 9);
+        let (det, crossings) = knot_determinant_and_crossings(&close_far_outside(&centre));
+        // the knot's size: the extent along x of the centre line's samples that lie within 1 cm
+        // of a part of the ribbon more than 10 samples away, beyond 5 mm off the cylinder (whose
+        // axis runs along y)
+        let cylinder = read_object(frame, "cylinder");
+        let axis_x = cylinder.iter().map(|p| p[0]).sum::<f64>() / cylinder.len() as f64;
+        let radius = cylinder.iter().map(|p| (p[0] - axis_x).abs()).fold(0.0, f64::max);
+        let in_the_knot = |i: usize| {
+            centre[i][0] > axis_x + radius + 0.005
+                && centre.iter().enumerate().any(|(j, q)| i.abs_diff(j) > 10 && norm(sub(centre[i], *q)) < 0.01)
+        };
+        let xs: Vec<f64> = (0..centre.len()).filter(|&i| in_the_knot(i)).map(|i| centre[i][0]).collect();
+        let extent = xs.iter().fold(f64::MIN, |a, &x| a.max(x)) - xs.iter().fold(f64::MAX, |a, &x| a.min(x));
+        sizes.push(extent);
+        eprintln!("{}: {crossings} crossings, determinant {det}, knot {extent:.4} m along x", frame.display());
+        assert_eq!(det, 9, "{}: knot determinant {det}, not the bowline's 9", frame.display());
+    }
+    let (first, last) = (sizes[0], sizes[sizes.len() - 1]);
+    assert!(last < 0.3 * first, "the knot closes in: {first} m along x at the start, {last} m at the end");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn the_closure_tells_the_square_knot_from_two_loose_bights() {
     // the generator's reef knot closed up is a square knot; with ribbon 1 lifted clear above

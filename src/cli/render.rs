@@ -51,6 +51,17 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
+/// `--around X,Y,Z,R` in metres: a finite centre and a radius > 0.
+pub fn parse_around(text: &str) -> Result<([f64; 3], f64), String> {
+    let usage = || format!("expected X,Y,Z,R in metres (e.g. 0,0,0.01,0.02), got {text:?}");
+    let values: Vec<f64> = text.split(',').map(|v| v.trim().parse().map_err(|_| usage())).collect::<Result<_, _>>()?;
+    let [x, y, z, r] = values[..] else { return Err(usage()) };
+    if ![x, y, z].iter().all(|c| c.is_finite()) || !(r.is_finite() && r > 0.0) {
+        return Err(format!("the centre must be finite and the radius a number > 0, got {text:?}"));
+    }
+    Ok(([x, y, z], r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +74,9 @@ mod tests {
         assert_eq!(parse_size("320x240").unwrap(), (320, 240));
         assert!(parse_size("320").unwrap_err().contains("WIDTHxHEIGHT"));
         assert!(parse_size("8x8").unwrap_err().contains("16 to 4096"));
+        assert_eq!(parse_around("-0.1,0,2e-2,0.05").unwrap(), ([-0.1, 0.0, 0.02], 0.05));
+        assert!(parse_around("0,0,0").unwrap_err().contains("X,Y,Z,R"));
+        assert!(parse_around("0,0,0,0").unwrap_err().contains("radius a number > 0"));
+        assert!(parse_around("0,nan,0,1").unwrap_err().contains("finite"));
     }
 }

@@ -58,12 +58,16 @@ pub struct RenderOptions {
     /// Bodies left out of the pictures and of the camera's fit, by name (a floor or walls that
     /// hide what happens, or dwarf it).
     pub hide: Vec<String>,
+    /// A close-up: the camera frames the ball of this centre (m, world coordinates) and radius (m)
+    /// instead of everything that moves (a tight knot at the middle of long ribbons). What lies
+    /// outside the ball is drawn where it falls, cut off at the image's edges.
+    pub around: Option<(Vec3, Real)>,
 }
 
 impl Default for RenderOptions {
-    /// The default view, 640 × 480 pixels, every frame.
+    /// The default view, 640 × 480 pixels, every frame, fitted to what moves.
     fn default() -> Self {
-        RenderOptions { view: View::default(), width: 640, height: 480, every: 1, hide: Vec::new() }
+        RenderOptions { view: View::default(), width: 640, height: 480, every: 1, hide: Vec::new(), around: None }
     }
 }
 
@@ -181,6 +185,14 @@ fn check_options(options: &RenderOptions) -> Result<(), RenderError> {
         return bad(format!(
             "the view needs a finite azimuth and an elevation from -90 to 90 degrees, not {azimuth_deg},{elevation_deg}"
         ));
+    }
+    if let Some((centre, radius)) = options.around {
+        if !centre.iter().all(|c| c.is_finite()) || !(radius.is_finite() && radius > 0.0) {
+            return bad(format!(
+                "--around needs a finite centre and a radius > 0 (X,Y,Z,R in metres), not {},{},{},{radius}",
+                centre.x, centre.y, centre.z
+            ));
+        }
     }
     Ok(())
 }
@@ -396,6 +408,10 @@ impl Survey {
                 extent = extent.union(&e.clipped(&near));
             }
         }
+        if let Some((centre, radius)) = options.around {
+            let c = basis.coordinates(&centre);
+            extent = Extent { min: c - Vec3::repeat(radius), max: c + Vec3::repeat(radius) };
+        }
         let ball =
             |subdivisions| crate::mesh::icosphere(1.0, subdivisions).expect("a unit icosphere of 1 or 2 subdivisions");
         Ok(Survey {
@@ -571,6 +587,7 @@ mod tests {
             height: 160,
             every: 1,
             hide: Vec::new(),
+            around: None,
         };
         let report = render_run(dir.path(), None, &options).unwrap();
         assert_eq!(report.images.len(), 3);
@@ -591,6 +608,35 @@ mod tests {
         assert_eq!(at(Vec3::new(1.05, 0.5, 0.0)), BACKGROUND.to_u8());
         // the particle is drawn, in the next colour
         assert_ne!(at(Vec3::new(0.5, 0.5, 1.0)), sheet);
+    }
+
+    #[test]
+    fn a_close_up_frames_its_ball_and_cuts_off_the_rest() {
+        let dir = run_dir(3);
+        // from above, a ball of 0.1 m about the sheet's corner (0, 0, 0): the corner at the
+        // image's centre, the ball's width filling the image's height less its margins
+        let above = View { azimuth_deg: 0.0, elevation_deg: 90.0 };
+        let around = Some((Vec3::zeros(), 0.1));
+        let options = RenderOptions { view: above, width: 200, height: 160, around, ..RenderOptions::default() };
+        let camera = fit_camera(dir.path(), &options).unwrap();
+        let corner = camera.project(&Vec3::zeros());
+        assert!((corner.x - 100.0).abs() < 1e-9 && (corner.y - 80.0).abs() < 1e-9, "{corner:?}");
+        let whole = fit_camera(dir.path(), &RenderOptions { around: None, ..options.clone() }).unwrap();
+        assert!(camera.scale > 4.0 * whole.scale, "close up: {} px/m against {}", camera.scale, whole.scale);
+        // the sheet's far corner falls outside the image, and the frames still draw
+        let far = camera.project(&Vec3::new(1.0, 1.0, 0.0));
+        assert!(far.x > 200.0 || far.x < 0.0 || far.y > 160.0 || far.y < 0.0, "{far:?}");
+        let report = render_run(dir.path(), None, &options).unwrap();
+        let image = encode::decode_png(&fs::read(&report.images[0]).unwrap()).unwrap();
+        // a quarter of the image (the sheet's quadrant) is the sheet, the rest background
+        let blue = body_colour(0).to_u8();
+        let near = |p: [u8; 3]| p.iter().zip(blue).all(|(a, b)| a.abs_diff(b) < 60);
+        let sheet =
+            (0..200).flat_map(|x| (0..160).map(move |y| (x, y))).filter(|&(x, y)| near(image.pixel(x, y).unwrap()));
+        let share = sheet.count() as f64 / (200.0 * 160.0);
+        assert!((0.15..0.35).contains(&share), "the sheet covers {share} of the close-up");
+        let bad = RenderOptions { around: Some((Vec3::zeros(), 0.0)), ..options };
+        assert!(render_run(dir.path(), None, &bad).unwrap_err().to_string().contains("--around"));
     }
 
     #[test]
