@@ -3,7 +3,9 @@
 //! with contact; the spinning shell of `spinning-shell` (162 vertices, no contact); and the first
 //! frame of the built-in `cape` (5 929 vertices of stiff cloth in a gusting wind, Phantom §5); and
 //! the first frame of the built-in `card-riffle` (eight very stiff cards, 792 vertices, lifted by a
-//! thumb: contact from about 5 ms).
+//! thumb: contact from about 5 ms); and the first frame of the built-in `reef-knot` (10 642
+//! vertices of soft ribbon, before its ribbons touch; its whole run, in contact, is timed in
+//! docs/performance.md).
 //! Figures: docs/performance.md ("Phantom meshes").
 //!
 //! Run: `cargo bench --bench phantom`
@@ -65,10 +67,16 @@ fn card_riffle() -> String {
         .replace("bending = 0.01", "bending = 0.01\nintegration = \"INTEGRATION\"")
 }
 
+fn reef_knot() -> String {
+    scene::builtin_source("reef-knot")
+        .expect("built-in scene")
+        .replace("kind = \"shell\"", "kind = \"shell\"\nintegration = \"INTEGRATION\"")
+}
+
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("phantom_frame");
     group.sample_size(10);
-    let (shell, cape, cards) = (spinning_shell(), cape(), card_riffle());
+    let (shell, cape, cards, reef) = (spinning_shell(), cape(), card_riffle(), reef_knot());
     // the card in flight, then landing (its frame from 0.08 s has contact)
     for (name, text, start) in [
         ("card_falling", CARD, 0.0),
@@ -76,6 +84,7 @@ fn frames(c: &mut Criterion) {
         ("spinning_shell", &shell, 0.0),
         ("cape", &cape, 0.0),
         ("card_riffle", &cards, 0.0),
+        ("reef_knot", &reef, 0.0),
     ] {
         for integration in ["explicit", "phantom"] {
             group.bench_with_input(BenchmarkId::new(name, integration), &integration, |b, &integration| {
