@@ -56,7 +56,7 @@ pub fn parse_around(text: &str) -> Result<([f64; 3], f64), String> {
     let usage = || format!("expected X,Y,Z,R in metres (e.g. 0,0,0.01,0.02), got {text:?}");
     let values: Vec<f64> = text.split(',').map(|v| v.trim().parse().map_err(|_| usage())).collect::<Result<_, _>>()?;
     let [x, y, z, r] = values[..] else { return Err(usage()) };
-    if ![x, y, z].iter().all(|c| c.is_finite()) || !(r.is_finite() && r > 0.0) {
+    if !([x, y, z].iter().all(|c| c.is_finite()) && r.is_finite() && r > 0.0) {
         return Err(format!("the centre must be finite and the radius a number > 0, got {text:?}"));
     }
     Ok(([x, y, z], r))

@@ -187,7 +187,7 @@ fn check_options(options: &RenderOptions) -> Result<(), RenderError> {
         ));
     }
     if let Some((centre, radius)) = options.around {
-        if !centre.iter().all(|c| c.is_finite()) || !(radius.is_finite() && radius > 0.0) {
+        if !(centre.iter().all(|c| c.is_finite()) && radius.is_finite() && radius > 0.0) {
             return bad(format!(
                 "--around needs a finite centre and a radius > 0 (X,Y,Z,R in metres), not {},{},{},{radius}",
                 centre.x, centre.y, centre.z
