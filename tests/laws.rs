@@ -509,19 +509,27 @@ fn law3_an_irregular_stiff_card_snapped_by_a_thumb_keeps_its_energy() {
     let mut sim = simulation(&text);
     let mut e = Ledgers::default();
     sim.advance_to(0.3, &mut e).unwrap();
-    let start = e.0[0].1;
     let work = e.0.iter().map(|s| s.2.abs()).fold(0.0, f64::max);
-    assert!(work > 1e-4, "the thumb bent the card: {work} J");
-    for &(t, ledger, _) in &e.0 {
-        let gain = (ledger - start) / work;
-        assert!(gain.abs() < 1e-2, "the ledger moved by {gain} of the thumb's work at t = {t} s");
-    }
+    e.assert_within_a_hundredth_of_the_thumbs(work);
 }
 
 /// Per frame: time, kinetic energy recomputed from velocities and masses plus the potentials'
 /// own energy plus what was dissipated, less the work scripted vertices did.
 #[derive(Default)]
 struct Ledgers(Vec<(f64, f64, f64)>);
+
+impl Ledgers {
+    /// Asserts that the thumb did `work` > 1e-4 J and that the ledger stayed within a hundredth
+    /// of it of its first frame's value on every frame.
+    fn assert_within_a_hundredth_of_the_thumbs(&self, work: f64) {
+        assert!(work > 1e-4, "the thumb bent the card: {work} J");
+        let start = self.0[0].1;
+        for &(t, ledger, _) in &self.0 {
+            let gain = (ledger - start) / work;
+            assert!(gain.abs() < 1e-2, "the ledger moved by {gain} of the thumb's work at t = {t} s");
+        }
+    }
+}
 
 impl Observer for Ledgers {
     fn on_frame(&mut self, f: &Frame<'_>) -> Result<(), ObserverError> {
@@ -543,13 +551,8 @@ fn law3_soft_layers_pressed_by_a_thumb_do_not_pump_a_stiff_card() {
     let mut sim = simulation(&text);
     let mut e = Ledgers::default();
     sim.advance_to(0.2, &mut e).unwrap();
-    let start = e.0[0].1;
     let work = e.0.last().unwrap().2;
-    assert!(work > 1e-4, "the thumb bent the card: {work} J");
-    for &(t, ledger, _) in &e.0 {
-        let gain = (ledger - start) / work;
-        assert!(gain.abs() < 1e-2, "the ledger moved by {gain} of the thumb's work at t = {t} s");
-    }
+    e.assert_within_a_hundredth_of_the_thumbs(work);
 }
 
 #[test]
