@@ -17,6 +17,12 @@ use crate::math::{Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use smallvec::SmallVec;
 
+/// A slab in a gap narrower than `profitability`·η(l) still guards layer l when it would last
+/// this many of the layer's periods on the vertices' tubes: it then costs less than the ticks
+/// of an idle layer it replaces (a certificate event and a re-certification, against ticks that
+/// each measure the pair). Where it would fail sooner, the layer ticks (ACM §5.1's 11/10 rule).
+const SLAB_SPAN: Real = 2.0;
+
 impl ContactManager {
     /// The stencil of `kind` at `t` into `scratch` (positions on the vertices' trajectories).
     pub(super) fn fill_positions(&mut self, kind: &PairKind, model: &Model, t: Time) {
@@ -82,18 +88,14 @@ impl ContactManager {
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
-            if room > s.profitability * eta {
-                self.schedule_slab(
-                    k,
-                    &kind,
-                    t,
-                    model,
-                    (direction, normal),
-                    (low_support, high_support),
-                    eta + radii,
-                    out,
-                );
-                return Ok(());
+            if room > eta {
+                let failure = self.slab_failure(&kind, t, model, normal, (low_support, high_support), eta + radii);
+                let lasting = s.variant == ContactVariant::RegularLayers
+                    && failure >= t.seconds() + SLAB_SPAN * self.layer_period(k, next, model);
+                if room > s.profitability * eta || lasting {
+                    self.put_slab(k, direction, failure.max(t.seconds()), out);
+                    return Ok(());
+                }
             }
             if s.variant == ContactVariant::ReflectiveImpulse {
                 self.watch_impact(k, t, model, out);
@@ -119,15 +121,36 @@ impl ContactManager {
         thickness: Real,
         out: &mut Vec<Schedule>,
     ) {
+        let failure = self.slab_failure(kind, t, model, normal, (low_support, high_support), thickness);
+        self.put_slab(k, direction, failure.max(t.seconds()), out);
+    }
+
+    /// Makes pair `k`'s certificate a slab on `direction` and asks for its failure at `failure`
+    /// (s; no earlier than now).
+    fn put_slab(&mut self, k: PairId, direction: SlabDirection, failure: Real, out: &mut Vec<Schedule>) {
+        let pair = &mut self.pairs[k];
+        pair.guard = Guard::Slab;
+        pair.direction = direction;
+        self.schedule_failure(k, failure, out);
+    }
+
+    /// When a slab of `thickness` on `normal`, centred between the supports (low, high) of a pair
+    /// of `kind` (its stencil at `t` in [`Self::scratch`]), would fail on the vertices' tubes,
+    /// capped at the next change of a scripted velocity (s; +∞: never).
+    fn slab_failure(
+        &self,
+        kind: &PairKind,
+        t: Time,
+        model: &Model,
+        normal: Vec3,
+        (low_support, high_support): (Real, Real),
+        thickness: Real,
+    ) -> Real {
         let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
         let (low, high) = tubes.split_at(kind.low_count());
         let speed = balanced_speed(&normal, low, high);
         let slab = Slab::centred(normal, low_support, high_support, thickness, speed, t.seconds());
-        let failure = slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change));
-        let pair = &mut self.pairs[k];
-        pair.guard = Guard::Slab;
-        pair.direction = direction;
-        self.schedule_failure(k, failure.max(t.seconds()), out);
+        slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change))
     }
 
     /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a

@@ -197,8 +197,6 @@ impl ContactManager {
         debug_assert_eq!(self.tick_time(k, l, &clock, tick), t, "law 4: a layer event off its clock");
         let h = clock.period();
         let mut next_tick = self.tick_time(k, l, &clock, tick + 1);
-        let p = &mut self.pairs[k];
-
         let v = &mut model.vertices;
         // the rate the gap arrived at t with, before any kick at t: the biphasic stiffness, the
         // friction direction and the retirement below then do not depend on the order of
@@ -249,12 +247,20 @@ impl ContactManager {
                 apply_friction(&vertices, &proximity.gradient, normal, limit, t.seconds(), v, ledger);
             }
         }
-        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, separating, and room for
-        // a profitable slab of this layer's thickness
-        let deepest = l as usize == p.layers.len();
-        let retire = deepest && !penetrated && gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l);
+        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse and, on a pair a slab
+        // can guard, nothing else: re-certifying either finds a slab worth its cost or switches
+        // the layer straight back on, on the same clock, so its next tick is the one it would
+        // have had (an idle tick moves nothing: retiring changes no trajectory). ACM's clause
+        // (b), separating with room for a profitable slab, stays for constraint pairs and the
+        // broken variants, whose re-certification has no slab to try.
+        let deepest = l as usize == self.pairs[k].layers.len();
+        let slab_guarded = s.variant == ContactVariant::RegularLayers
+            && !matches!(kind, PairKind::EdgeLength { .. } | PairKind::Crush { .. });
+        let retire = deepest
+            && !penetrated
+            && (slab_guarded || gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l));
         if retire {
-            p.layers.pop();
+            self.pairs[k].layers.pop();
             if s.variant == ContactVariant::RestartedClocks {
                 self.restarts.remove(&(k, l));
             }
@@ -324,8 +330,14 @@ fn apply_friction(
 #[cfg(test)]
 mod tests {
     use super::super::settings::ContactSettings;
-    use super::super::test_scenes::{settings, two_spheres_apart};
+    use super::super::test_scenes::{requested, settings, two_spheres_apart};
     use super::*;
+
+    /// The shared settings with tubes so wide (ε = 1 m/s) that a slab in a gap within the
+    /// profitability margin fails within a tick of layer 1: such a pair switches layer 1 on.
+    fn wide_tubes() -> ContactSettings {
+        ContactSettings { tolerance: 1.0, ..settings() }
+    }
 
     /// The pair and time of the first layer-1 tick that starting the manager scheduled.
     fn first_tick_of_layer_1(out: &[Schedule]) -> (PairId, Time) {
@@ -339,12 +351,13 @@ mod tests {
 
     #[test]
     fn a_layer_tick_that_does_not_push_moves_no_vertex() {
-        // spheres at rest, 0.053 m apart: within the profitability margin of η(1) = 0.05 m, so
-        // layer 1 starts at once, but its ticks do not push. An idle tick only measures: the
-        // vertices keep their time and position, so which idle ticks a broad phase schedules
-        // cannot change the round-off of the trajectory (law 5)
+        // spheres at rest, 0.053 m apart: within the profitability margin of η(1) = 0.05 m, and
+        // tubes so wide (ε = 1 m/s) that a slab there would fail within a tick, so layer 1 starts
+        // at once, but its ticks do not push. An idle tick only measures: the vertices keep their
+        // time and position, so which idle ticks a broad phase schedules cannot change the
+        // round-off of the trajectory (law 5)
         let mut model = two_spheres_apart(0.253);
-        let mut manager = ContactManager::new(&model, settings());
+        let mut manager = ContactManager::new(&model, wide_tubes());
         let (k, at) = first_tick_of_layer_1(&manager.start(&model).unwrap());
         let before: Vec<(Vec3, Real)> =
             (0..2).map(|i| (model.vertices.position(VertexId(i)), model.vertices.t_last(VertexId(i)))).collect();
@@ -362,7 +375,7 @@ mod tests {
         // the whole impulse: no kick, so nothing to reschedule, and no drift (law 5), while the
         // ledger books the work −I·v of the impulse I withheld
         let mut model = two_spheres_apart(0.253);
-        let mut manager = ContactManager::new(&model, ContactSettings { restitution: 0.0, ..settings() });
+        let mut manager = ContactManager::new(&model, ContactSettings { restitution: 0.0, ..wide_tubes() });
         let (k, at) = first_tick_of_layer_1(&manager.start(&model).unwrap());
         let speed = 0.3;
         model.vertices.set_synchronous_state(VertexId(1), Vec3::new(0.24, 0.0, 0.0), Vec3::x() * speed, at.seconds());
@@ -386,10 +399,43 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_layer_retires_while_its_pair_approaches_when_a_slab_would_hold_it_out() {
+        // spheres 0.053 m apart, just inside the profitability margin of η(1) = 0.05 m, with tubes
+        // of ε = 0.05 m/s: a slab of η(1) there lasts 0.03 s, about four periods of layer 1, so
+        // the pair starts with a slab and no layer
+        let mut model = two_spheres_apart(0.253);
+        let mut manager = ContactManager::new(&model, ContactSettings { tolerance: 0.05, ..settings() });
+        let out = manager.start(&model).unwrap();
+        assert!(!out.iter().any(|s| matches!(s, Schedule::Layer(..))), "a lasting slab switches no layer on");
+        let k = out
+            .iter()
+            .find_map(|s| match *s {
+                Schedule::Certificate(k, _) => Some(k),
+                _ => None,
+            })
+            .expect("a slab");
+        // layer 1 switched on (as after an earlier slab failed), and the second sphere now creeps
+        // toward the first at 0.01 m/s, inside its tube: ACM's clause (b) would keep the idle
+        // layer ticking; its first tick retires it, as the slab it re-certifies with will hold
+        let mut requests = Vec::new();
+        manager.activate(k, 1, Time::new(0.0).unwrap(), &model, &mut requests).unwrap();
+        let (_, at) = first_tick_of_layer_1(&requests);
+        let x = model.vertices.position_at(VertexId(1), at.seconds());
+        model.vertices.set_synchronous_state(VertexId(1), x, -Vec3::x() * 0.01, at.seconds());
+        let mut out = Vec::new();
+        let outcome = manager.layer_tick(k, 1, at, &mut model, &mut out).unwrap();
+        assert!(!outcome.kicked, "the layer is not penetrated");
+        assert!(manager.pairs[k].layers.is_empty(), "the idle layer retired");
+        assert!(!out.iter().any(|s| matches!(s, Schedule::Layer(..))), "its clock was not put back");
+        let failure = requested(&out).expect("a slab guards the pair again");
+        assert!(failure >= at.seconds() + 2.0 * outcome.period, "the slab lasts two ticks: fails at {failure}");
+    }
+
+    #[test]
     fn a_zeno_stop_names_the_pair_its_bodies_positions_and_speeds() {
         let mut model = two_spheres_apart(0.253);
         model.vertices.set_velocity(VertexId(1), Vec3::new(0.0, 0.0, 5.0));
-        let mut manager = ContactManager::new(&model, settings());
+        let mut manager = ContactManager::new(&model, wide_tubes());
         let out = manager.start(&model).unwrap();
         let k = out
             .iter()

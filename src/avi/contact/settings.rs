@@ -14,8 +14,9 @@ pub struct ContactSettings {
     pub safety: Real,
     /// Velocity tolerance ε of vague trajectories, m/s (ACM §5.3; 0: exact linear trajectories).
     pub tolerance: Real,
-    /// A slab is built for layer l only when the gap exceeds this factor times η(l); otherwise the
-    /// layer is activated (ACM §5.1 uses 11/10).
+    /// A slab is built for layer l when the gap exceeds this factor times η(l) (ACM §5.1 uses
+    /// 11/10), or in a narrower gap when it would last two periods of layer l; otherwise the layer
+    /// is activated.
     pub profitability: Real,
     /// Coefficient of restitution e in [0, 1]: separating pairs feel e·r(l) (biphasic layers,
     /// ACM §6.2).
