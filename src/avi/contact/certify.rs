@@ -153,6 +153,32 @@ impl ContactManager {
         slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change))
     }
 
+    /// True if a slab of layer `l`'s thickness on pair `k` (of `kind`, measured at `t` as
+    /// `proximity`, its stencil in [`Self::scratch`]) would last [`SLAB_SPAN`] periods `h` of
+    /// the layer on the vertices' tubes: [`Self::certify`] then guards the layer with it, were
+    /// `l` the pair's next layer. Measured before an idle layer retires, so that a retirement is
+    /// not undone at once.
+    pub(super) fn slab_would_last(
+        &self,
+        kind: &PairKind,
+        proximity: &Proximity,
+        t: Time,
+        model: &Model,
+        l: u32,
+        h: Real,
+    ) -> bool {
+        let Some(joining) = (proximity.high - proximity.low).try_normalize(0.0) else {
+            return false;
+        };
+        let normal = SlabDirection::round(&joining).normal();
+        let radii = kind.radii();
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let supports = supports(&normal, low, high);
+        let eta = kind.schedule(self.settings.layers).thickness(l);
+        supports.1 - supports.0 - radii > eta
+            && self.slab_failure(kind, t, model, normal, supports, eta + radii) >= t.seconds() + SLAB_SPAN * h
+    }
+
     /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
     /// rate guard for the next layer: the gap shrinks no faster than the relative speed of the
     /// two tubes, |v₀ᵦ − v₀ₐ| + 2ε.

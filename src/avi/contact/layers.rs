@@ -247,18 +247,18 @@ impl ContactManager {
                 apply_friction(&vertices, &proximity.gradient, normal, limit, t.seconds(), v, ledger);
             }
         }
-        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse and, on a pair a slab
-        // can guard, nothing else: re-certifying either finds a slab worth its cost or switches
-        // the layer straight back on, on the same clock, so its next tick is the one it would
-        // have had (an idle tick moves nothing: retiring changes no trajectory). ACM's clause
-        // (b), separating with room for a profitable slab, stays for constraint pairs and the
-        // broken variants, whose re-certification has no slab to try.
+        // lazy deactivation of the deepest layer (ACM §5.1): zero impulse, and either ACM's
+        // clause (b), separating with room for a profitable slab, or (on a pair a slab can guard)
+        // a slab of this layer's thickness that would hold the pair out of it for SLAB_SPAN of
+        // its ticks. Deactivation "is safe by clause (a) alone" and an idle tick moves nothing,
+        // so retiring changes no trajectory
         let deepest = l as usize == self.pairs[k].layers.len();
         let slab_guarded = s.variant == ContactVariant::RegularLayers
             && !matches!(kind, PairKind::EdgeLength { .. } | PairKind::Crush { .. });
         let retire = deepest
             && !penetrated
-            && (slab_guarded || gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l));
+            && (gap_rate > 0.0 && proximity.gap > s.profitability * layers.thickness(l)
+                || slab_guarded && self.slab_would_last(&kind, &proximity, t, model, l, h));
         if retire {
             self.pairs[k].layers.pop();
             if s.variant == ContactVariant::RestartedClocks {
