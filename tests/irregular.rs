@@ -96,3 +96,34 @@ fn an_irregular_knot_pulled_past_tight_does_not_blow_up() {
     assert!(check.status.success(), "check: {}", String::from_utf8_lossy(&check.stdout));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Laws 1 and 5 on an irregular mesh while idle layers retire (docs/contact.md, "Retiring
+/// layers"): the knot of 276 vertices with slivers and ears, pulled tight, audited every 500th
+/// event (an audit checks every pair: about 1 ms here). Every pair has its layers on or a slab that its vertices, projected on its normal, still
+/// clear by the next layer's thickness (`ContactManager::audit`, which uses the vertices'
+/// trajectories and never the distance code): a layer retired while its pair still approached is
+/// still guarded by the slab that retired it.
+#[test]
+fn an_irregular_knot_keeps_every_pair_guarded_while_its_idle_layers_retire() {
+    let knobs = Irregular { steps: &[2, 3, 5], shift: 1, ear_every: 4, ear_height: 0.0006 };
+    let IrregularMesh { positions: p, triangles: t, ends, .. } = irregular_knot(240, &knobs, 7);
+    let dir = test_dir("audited");
+    std::fs::write(dir.join("ribbon.obj"), obj(&p, &t)).unwrap();
+    let duration = 0.24;
+    let scene = avicontact::scene::parse(&knot_scene(&ends, duration), "knot.toml", &dir, "knot".into()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut sim = avicontact::Simulation::new(scene.model, scene.forces, scene.parameters).unwrap();
+    let (mut events, mut audits) = (0u64, 0u64);
+    while sim.avi().unwrap().next_time().is_some_and(|t| t.seconds() <= duration) {
+        sim.step_event(&mut ()).unwrap();
+        events += 1;
+        if events % 500 == 0 {
+            let contact = sim.avi().unwrap().contact().unwrap();
+            contact.audit(sim.model(), sim.now()).unwrap_or_else(|e| panic!("at t = {}: {e}", sim.now().seconds()));
+            audits += 1;
+        }
+    }
+    let contact = sim.avi().unwrap().contact().unwrap();
+    assert!(contact.deepest_layer() >= 3, "the knot was pulled tight: layers {} deep", contact.deepest_layer());
+    assert!(audits > 5_000, "{audits} audits");
+}
