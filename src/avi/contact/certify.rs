@@ -153,7 +153,7 @@ impl ContactManager {
         slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change))
     }
 
-    /// True if a slab of layer `l`'s thickness on pair `k` (of `kind`, measured at `t` as
+    /// True if a slab of layer `l`'s thickness on a pair of `kind` (measured at `t` as
     /// `proximity`, its stencil in [`Self::scratch`]) would last [`SLAB_SPAN`] periods `h` of
     /// the layer on the vertices' tubes: [`Self::certify`] then guards the layer with it, were
     /// `l` the pair's next layer. Measured before an idle layer retires, so that a retirement is
