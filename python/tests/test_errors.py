@@ -73,7 +73,12 @@ def test_ctrl_c_stops_advance_to_after_an_event_and_the_run_goes_on(tmp_path):
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     assert process.stdout.readline().strip() == "ready"
     import time
-    time.sleep(1.5)
+    # interrupted once its first checkpoint (t = 0.5 s) is written: the whole 6 s run takes about
+    # 1.5 s, so a fixed sleep could outlast it
+    deadline = time.monotonic() + 60
+    while not (out_dir / "checkpoint.bin").is_file():
+        assert time.monotonic() < deadline, "no checkpoint within 60 s"
+        time.sleep(0.005)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
     lines = out.splitlines()
@@ -120,7 +125,12 @@ def test_a_run_stopped_by_ctrl_c_resumes_from_its_checkpoint_to_the_files_of_one
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     assert process.stdout.readline().strip() == "ready"
     import time
-    time.sleep(1.5)
+    # interrupted once its first checkpoint (t = 0.5 s) is written: the whole 6 s run takes about
+    # 1.5 s, so a fixed sleep could outlast it
+    deadline = time.monotonic() + 60
+    while not (out_dir / "checkpoint.bin").is_file():
+        assert time.monotonic() < deadline, "no checkpoint within 60 s"
+        time.sleep(0.005)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
     assert out.strip() == "interrupted"
