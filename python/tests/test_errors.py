@@ -73,12 +73,7 @@ def test_ctrl_c_stops_advance_to_after_an_event_and_the_run_goes_on(tmp_path):
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     assert process.stdout.readline().strip() == "ready"
     import time
-    # interrupted once its first checkpoint (t = 0.5 s) is written: the whole 6 s run takes about
-    # 1.5 s, so a fixed sleep could outlast it
-    deadline = time.monotonic() + 60
-    while not (out_dir / "checkpoint.bin").is_file():
-        assert time.monotonic() < deadline, "no checkpoint within 60 s"
-        time.sleep(0.005)
+    time.sleep(1.5)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
     lines = out.splitlines()
