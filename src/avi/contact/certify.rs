@@ -23,6 +23,21 @@ use smallvec::SmallVec;
 /// each measure the pair). Where it would fail sooner, the layer ticks (ACM §5.1's 11/10 rule).
 const SLAB_SPAN: Real = 2.0;
 
+/// True if a slab failing at `failure` (s) lasts [`SLAB_SPAN`] periods `h` from `t`.
+fn lasts(failure: Real, t: Time, h: Real) -> bool {
+    failure >= t.seconds() + SLAB_SPAN * h
+}
+
+/// A new slab's place for a pair measured at some time ([`ContactManager::plan_slab`]): its
+/// direction and that direction's unit normal, the supports (low, high) of the pair's two sides
+/// along it, and the room between them less the pair's radii.
+struct SlabPlan {
+    direction: SlabDirection,
+    normal: Vec3,
+    supports: (Real, Real),
+    room: Real,
+}
+
 impl ContactManager {
     /// The stencil of `kind` at `t` into `scratch` (positions on the vertices' trajectories).
     pub(super) fn fill_positions(&mut self, kind: &PairKind, model: &Model, t: Time) {
@@ -73,27 +88,17 @@ impl ContactManager {
         if matches!(kind, PairKind::EdgeLength { .. } | PairKind::Crush { .. }) {
             return self.certify_rate(k, t, proximity.gap, model, out);
         }
-        // The slab normal joins the closest points (rounded as a stored slab keeps it); the
-        // supporting planes of the two sides along it are measured from the vertices themselves,
-        // so the slab separates them by construction.
-        let Some(joining) = (proximity.high - proximity.low).try_normalize(0.0) else {
+        let Some(plan) = self.plan_slab(&kind, &proximity) else {
             return Err(penetration());
         };
-        let direction = SlabDirection::round(&joining);
-        let normal = direction.normal();
-        let radii = kind.radii();
-        let (low, high) = self.scratch.split_at(kind.low_count());
-        let (low_support, high_support) = supports(&normal, low, high);
-        let room = high_support - low_support - radii;
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
-            if room > eta {
-                let failure = self.slab_failure(&kind, t, model, normal, (low_support, high_support), eta + radii);
+            if let Some(failure) = self.planned_failure(&kind, t, model, &plan, eta) {
                 let lasting = s.variant == ContactVariant::RegularLayers
-                    && failure >= t.seconds() + SLAB_SPAN * self.layer_period(k, next, model);
-                if room > s.profitability * eta || lasting {
-                    self.put_slab(k, direction, failure.max(t.seconds()), out);
+                    && lasts(failure, t, self.layer_period(k, next, model));
+                if plan.room > s.profitability * eta || lasting {
+                    self.put_slab(k, plan.direction, failure.max(t.seconds()), out);
                     return Ok(());
                 }
             }
@@ -153,6 +158,26 @@ impl ContactManager {
         slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change))
     }
 
+    /// Where a new slab goes for a pair of `kind` measured as `proximity` (its stencil in
+    /// [`Self::scratch`]): its normal joins the closest points, rounded as a stored slab keeps it,
+    /// and the supporting planes of the two sides along it are measured from the vertices
+    /// themselves, so the slab separates them by construction. `None` if the closest points
+    /// coincide.
+    fn plan_slab(&self, kind: &PairKind, proximity: &Proximity) -> Option<SlabPlan> {
+        let joining = (proximity.high - proximity.low).try_normalize(0.0)?;
+        let direction = SlabDirection::round(&joining);
+        let normal = direction.normal();
+        let (low, high) = self.scratch.split_at(kind.low_count());
+        let supports = supports(&normal, low, high);
+        Some(SlabPlan { direction, normal, supports, room: supports.1 - supports.0 - kind.radii() })
+    }
+
+    /// When the planned slab of layer thickness `eta` would fail (s, see [`Self::slab_failure`]),
+    /// or `None` if the room between the supports does not hold it.
+    fn planned_failure(&self, kind: &PairKind, t: Time, model: &Model, plan: &SlabPlan, eta: Real) -> Option<Real> {
+        (plan.room > eta).then(|| self.slab_failure(kind, t, model, plan.normal, plan.supports, eta + kind.radii()))
+    }
+
     /// True if a slab of layer `l`'s thickness on a pair of `kind` (measured at `t` as
     /// `proximity`, its stencil in [`Self::scratch`]) would last [`SLAB_SPAN`] periods `h` of
     /// the layer on the vertices' tubes: [`Self::certify`] then guards the layer with it, were
@@ -167,16 +192,10 @@ impl ContactManager {
         l: u32,
         h: Real,
     ) -> bool {
-        let Some(joining) = (proximity.high - proximity.low).try_normalize(0.0) else {
-            return false;
-        };
-        let normal = SlabDirection::round(&joining).normal();
-        let radii = kind.radii();
-        let (low, high) = self.scratch.split_at(kind.low_count());
-        let supports = supports(&normal, low, high);
         let eta = kind.schedule(self.settings.layers).thickness(l);
-        supports.1 - supports.0 - radii > eta
-            && self.slab_failure(kind, t, model, normal, supports, eta + radii) >= t.seconds() + SLAB_SPAN * h
+        self.plan_slab(kind, proximity)
+            .and_then(|plan| self.planned_failure(kind, t, model, &plan, eta))
+            .is_some_and(|failure| lasts(failure, t, h))
     }
 
     /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
