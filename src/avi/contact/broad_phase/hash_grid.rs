@@ -215,7 +215,8 @@ impl KineticGrid {
             if q.vertices().contains(&u) {
                 return;
             }
-            let xq: SmallVec<[Vec3; 3]> = q.vertices().iter().map(|w| anchors[w.index()]).collect();
+            // q's anchors, taken once a moved primitive's box meets q's
+            let mut xq: SmallVec<[Vec3; 3]> = SmallVec::new();
             let (first, second): (&[Moved], &[Moved]) = match q.shape {
                 Shape::Triangle => (points, &[]),
                 Shape::Segment => (segments, &[]),
@@ -223,15 +224,18 @@ impl KineticGrid {
                 Shape::Sphere => (points, triangles),
             };
             for m in first.iter().chain(second) {
+                let (now_box, before_box) = (boxes_overlap(&m.new_fat, other), boxes_overlap(&m.old_fat, other));
+                if !now_box && !before_box {
+                    continue;
+                }
                 let p = primitives.get(m.i);
                 // primitives that share a vertex never form a pair (`PairKind::of_primitives`):
                 // on a mesh they are most of the candidates within the bound
                 if !p.shape.pairs_with(q.shape) || p.vertices().iter().any(|w| q.vertices().contains(w)) {
                     continue;
                 }
-                let (now_box, before_box) = (boxes_overlap(&m.new_fat, other), boxes_overlap(&m.old_fat, other));
-                if !now_box && !before_box {
-                    continue;
+                if xq.is_empty() {
+                    xq.extend(q.vertices().iter().map(|w| anchors[w.index()]));
                 }
                 let gap_now = if now_box { anchored_gap(p, &m.new_anchors, q, &xq) } else { None };
                 let now = gap_now.is_some_and(|g| g < bound);
