@@ -8,13 +8,13 @@
 //! simulation; its hasher is fixed, so its capacity is the same on every run (law 6).
 
 use crate::math::{Real, Vec3};
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// A hash map with a fixed hasher: its layout, and so its capacity, is the same on every run
-/// (law 6 covers the memory figures in `summary.json` too).
-pub type FixedHashMap<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+/// (law 6 covers the memory figures in `summary.json` too). The hasher is rustc's FxHash: the
+/// keys are a few integers, where it costs a fraction of std's SipHash, whose guard against
+/// keys chosen to collide is not needed for a simulation's own cell and pair indices.
+pub type FixedHashMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 /// Integer coordinates of a cell: the cell `[i·c, (i + 1)·c)` on each axis for cell size c.
 pub type Cell = [i32; 3];

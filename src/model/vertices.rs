@@ -97,14 +97,26 @@ impl Vertices {
     /// How vertex `i` moves at time `t` ≥ its `t_last`: [`Motion::Free`] or
     /// [`Motion::Scripted`] for a [`Motion::FreeUntil`] vertex, before or from its start (with
     /// the origin it will have); [`motion`](Self::motion) otherwise.
+    #[inline]
     pub fn motion_at(&self, i: VertexId, t: Real) -> Motion {
         let k = i.index();
-        match self.motions[k] {
+        match &self.motions[k] {
             Motion::FreeUntil(path) if t >= path.start => {
-                Motion::Scripted(LinearPath { origin: self.free_position(k, path.start), ..path })
+                Motion::Scripted(LinearPath { origin: self.free_position(k, path.start), ..*path })
             }
             Motion::FreeUntil(_) => Motion::Free,
-            m => m,
+            m => *m,
+        }
+    }
+
+    /// True if vertex `i` is free at time `t`: [`Self::motion_at`] is [`Motion::Free`] (asked once
+    /// per kicked vertex, so without building the motion).
+    #[inline]
+    pub fn is_free_at(&self, i: VertexId, t: Real) -> bool {
+        match &self.motions[i.index()] {
+            Motion::Free => true,
+            Motion::FreeUntil(path) => t < path.start,
+            Motion::Fixed | Motion::Scripted(_) => false,
         }
     }
 
@@ -192,7 +204,8 @@ impl Vertices {
     /// Velocity on the interval that starts at `t` ≥ `t_last`, without advancing the vertex (a
     /// scripted vertex's path velocity there).
     pub fn velocity_at(&self, i: VertexId, t: Real) -> Vec3 {
-        match self.motion_at(i, t) {
+        match &self.motions[i.index()] {
+            Motion::FreeUntil(path) if t >= path.start => path.velocity(t),
             Motion::Scripted(path) => path.velocity(t),
             _ => self.velocities[i.index()],
         }
@@ -216,11 +229,10 @@ impl Vertices {
     /// (for a free vertex, its velocity if `t` is after `t_last`, else the one it arrived with).
     pub fn arrival_velocity_at(&self, i: VertexId, t: Real) -> Vec3 {
         let k = i.index();
-        // `motion_at` resolves a free-until-start vertex to free or scripted
-        match self.motion_at(i, t) {
-            Motion::Free if t <= self.t_last[k] => self.arrivals[k],
-            Motion::Free => self.velocities[k],
-            _ => self.velocity_at(i, t),
+        match self.is_free_at(i, t) {
+            true if t <= self.t_last[k] => self.arrivals[k],
+            true => self.velocities[k],
+            false => self.velocity_at(i, t),
         }
     }
 
@@ -248,6 +260,12 @@ impl Vertices {
     /// How vertex `i` moves.
     pub fn motion(&self, i: VertexId) -> Motion {
         self.motions[i.index()]
+    }
+
+    /// [`Self::motion`] in place, without copying it.
+    #[inline]
+    pub fn motion_ref(&self, i: VertexId) -> &Motion {
+        &self.motions[i.index()]
     }
 
     /// All recorded positions (each at its own `t_last`).

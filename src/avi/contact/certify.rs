@@ -14,7 +14,7 @@ use crate::ids::{PairId, VertexId};
 use crate::kds::slab::{balanced_speed, supports};
 use crate::kds::{Slab, SlabDirection, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
-use crate::model::{Model, Motion};
+use crate::model::Model;
 use smallvec::SmallVec;
 
 /// A slab in a gap narrower than `profitability`·η(l) still guards layer l when it would last
@@ -249,16 +249,12 @@ impl ContactManager {
         model: &Model,
     ) -> (SmallVec<[VagueTrajectory; 4]>, Real) {
         let mut next_change = Real::INFINITY;
-        let tubes = vertices
-            .iter()
-            .zip(x)
-            .map(|(&u, &x0)| {
-                let (tube, change) =
-                    vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
-                next_change = next_change.min(change);
-                tube
-            })
-            .collect();
+        let mut tubes = SmallVec::new();
+        for (&u, &x0) in vertices.iter().zip(x) {
+            let (tube, change) = vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
+            next_change = next_change.min(change);
+            tubes.push(tube);
+        }
         (tubes, next_change)
     }
 
@@ -315,7 +311,7 @@ impl ContactManager {
         // vertices must see both new references
         let mut moved: SmallVec<[(VertexId, Vec3); 8]> = SmallVec::new();
         for &u in kicked {
-            if !matches!(v.motion_at(u, v.t_last(u)), Motion::Free) {
+            if !v.is_free_at(u, v.t_last(u)) {
                 continue;
             }
             let velocity = v.velocity(u);
