@@ -5,14 +5,14 @@
 //! supports. Where no slab is profitable, layers are switched on (`layers.rs`).
 
 use super::manager::ContactManager;
-use super::pair::{Guard, PairKind, Proximity};
+use super::pair::{Guard, PairKind, Proximity, SlabPlanes};
 use super::schedule::Schedule;
 use super::settings::ContactVariant;
 use super::tube::{tubes_at, vertex_tube};
 use crate::contact::{ContactError, Penetration};
 use crate::ids::{PairId, VertexId};
 use crate::kds::slab::{balanced_speed, supports};
-use crate::kds::{Slab, SlabDirection, VagueTrajectory};
+use crate::kds::{Slab, SlabDirection, SlabSide, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use smallvec::SmallVec;
@@ -94,11 +94,11 @@ impl ContactManager {
         loop {
             let next = self.pairs[k].layers.len() as u32 + 1;
             let eta = kind.schedule(self.settings.layers).thickness(next);
-            if let Some(failure) = self.planned_failure(&kind, t, model, &plan, eta) {
-                let lasting = s.variant == ContactVariant::RegularLayers
-                    && lasts(failure, t, self.layer_period(k, next, model));
+            if let Some((failure, slab)) = self.planned_failure(&kind, t, model, &plan, eta) {
+                let lasting =
+                    s.variant == ContactVariant::RegularLayers && lasts(failure, t, self.layer_period(k, next, model));
                 if plan.room > s.profitability * eta || lasting {
-                    self.put_slab(k, plan.direction, failure.max(t.seconds()), out);
+                    self.put_slab(k, plan.direction, &slab, failure.max(t.seconds()), out);
                     return Ok(());
                 }
             }
@@ -126,22 +126,24 @@ impl ContactManager {
         thickness: Real,
         out: &mut Vec<Schedule>,
     ) {
-        let failure = self.slab_failure(kind, t, model, normal, (low_support, high_support), thickness);
-        self.put_slab(k, direction, failure.max(t.seconds()), out);
+        let (failure, slab) = self.slab_failure(kind, t, model, normal, (low_support, high_support), thickness);
+        self.put_slab(k, direction, &slab, failure.max(t.seconds()), out);
     }
 
-    /// Makes pair `k`'s certificate a slab on `direction` and asks for its failure at `failure`
+    /// Makes pair `k`'s certificate `slab` on `direction` and asks for its failure at `failure`
     /// (s; no earlier than now).
-    fn put_slab(&mut self, k: PairId, direction: SlabDirection, failure: Real, out: &mut Vec<Schedule>) {
+    fn put_slab(&mut self, k: PairId, direction: SlabDirection, slab: &Slab, failure: Real, out: &mut Vec<Schedule>) {
         let pair = &mut self.pairs[k];
         pair.guard = Guard::Slab;
         pair.direction = direction;
+        let Slab { low, speed, t0, .. } = *slab;
+        pair.planes = SlabPlanes { low, speed, t0, until: failure };
         self.schedule_failure(k, failure, out);
     }
 
     /// When a slab of `thickness` on `normal`, centred between the supports (low, high) of a pair
     /// of `kind` (its stencil at `t` in [`Self::scratch`]), would fail on the vertices' tubes,
-    /// capped at the next change of a scripted velocity (s; +∞: never).
+    /// capped at the next change of a scripted velocity (s; +∞: never), and the slab.
     fn slab_failure(
         &self,
         kind: &PairKind,
@@ -150,12 +152,12 @@ impl ContactManager {
         normal: Vec3,
         (low_support, high_support): (Real, Real),
         thickness: Real,
-    ) -> Real {
+    ) -> (Real, Slab) {
         let (tubes, next_change) = self.tubes_for(&kind.vertices(), &self.scratch, t, model);
         let (low, high) = tubes.split_at(kind.low_count());
         let speed = balanced_speed(&normal, low, high);
         let slab = Slab::centred(normal, low_support, high_support, thickness, speed, t.seconds());
-        slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change))
+        (slab.failure_time(low, high).map_or(next_change, |f| f.min(next_change)), slab)
     }
 
     /// Where a new slab goes for a pair of `kind` measured as `proximity` (its stencil in
@@ -173,8 +175,15 @@ impl ContactManager {
     }
 
     /// When the planned slab of layer thickness `eta` would fail (s, see [`Self::slab_failure`]),
-    /// or `None` if the room between the supports does not hold it.
-    fn planned_failure(&self, kind: &PairKind, t: Time, model: &Model, plan: &SlabPlan, eta: Real) -> Option<Real> {
+    /// and the slab; `None` if the room between the supports does not hold it.
+    fn planned_failure(
+        &self,
+        kind: &PairKind,
+        t: Time,
+        model: &Model,
+        plan: &SlabPlan,
+        eta: Real,
+    ) -> Option<(Real, Slab)> {
         (plan.room > eta).then(|| self.slab_failure(kind, t, model, plan.normal, plan.supports, eta + kind.radii()))
     }
 
@@ -195,7 +204,7 @@ impl ContactManager {
         let eta = kind.schedule(self.settings.layers).thickness(l);
         self.plan_slab(kind, proximity)
             .and_then(|plan| self.planned_failure(kind, t, model, &plan, eta))
-            .is_some_and(|failure| lasts(failure, t, h))
+            .is_some_and(|(failure, _)| lasts(failure, t, h))
     }
 
     /// [`Self::certify`] for a constraint pair: layers on while the gap is not profitable, then a
@@ -251,7 +260,8 @@ impl ContactManager {
         let mut next_change = Real::INFINITY;
         let mut tubes = SmallVec::new();
         for (&u, &x0) in vertices.iter().zip(x) {
-            let (tube, change) = vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
+            let (tube, change) =
+                vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x0, t.seconds());
             next_change = next_change.min(change);
             tubes.push(tube);
         }
@@ -335,7 +345,9 @@ impl ContactManager {
                 let p = self.broad.primitives().of_vertex(u)[n] as usize;
                 for m in 0..self.partners[p].len() {
                     let k = self.partners[p][m];
-                    if self.slab_outlasts_the_kick(k, stamp, u, &before, &after) {
+                    if self.slab_outlasts_the_kick(k, stamp, u, &before, &after)
+                        || self.slab_clears_the_new_tube(k, stamp, u, t, model)
+                    {
                         self.counters.slab_keeps += 1;
                         continue;
                     }
@@ -380,6 +392,31 @@ impl ContactManager {
         }
     }
 
+    /// True if pair `k`'s slab, as it stands (and this kick, `stamp`, has not re-based it
+    /// already), is not reached by vertex `u`'s new tube from where `u` is at `t` before the
+    /// failure time asked of the queue: its certificate stays valid and its queued failure a safe
+    /// one (ACM §5.1–§5.2). Asked when `u` now moves faster toward its plane, where
+    /// [`Self::slab_outlasts_the_kick`] cannot tell; a re-base would also find the slab anew.
+    fn slab_clears_the_new_tube(&self, k: PairId, stamp: u16, u: VertexId, t: Time, model: &Model) -> bool {
+        let pair = &self.pairs[k];
+        if pair.guard != Guard::Slab || pair.stamp == stamp {
+            return false;
+        }
+        let kind = self.kind_of(pair);
+        let Some(at) = kind.vertices().iter().position(|&w| w == u) else {
+            return false;
+        };
+        let side = if at < kind.low_count() { SlabSide::Low } else { SlabSide::High };
+        let t = t.seconds();
+        let x = model.vertices.position_at(u, t);
+        let (tube, change) = vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x, t);
+        let SlabPlanes { low, speed, t0, until } = pair.planes;
+        let thickness = self.guard_thickness(&kind, pair);
+        // the slab from now: its planes where they are at t
+        let slab = Slab { normal: pair.direction.normal(), low: low + speed * (t - t0), thickness, speed, t0: t };
+        change >= until && slab.vertex_failure_time(side, &tube).is_none_or(|failure| failure >= until)
+    }
+
     /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it
     /// has none (its layers are on) or this kick already did.
     fn recertify_once(
@@ -405,6 +442,7 @@ mod tests {
     use super::super::test_scenes::{requested, settings, two_spheres, two_spheres_apart};
     use super::*;
     use crate::avi::contact::settings::{BroadPhaseKind, ContactSettings};
+    use crate::model::LinearPath;
 
     #[test]
     fn a_pair_kicked_at_both_ends_is_certified_on_both_new_velocities() {
@@ -495,6 +533,42 @@ mod tests {
         model.vertices.kick(VertexId(1), Vec3::x() * -3.0);
         manager.after_kick(&[VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (2, 1));
+    }
+
+    #[test]
+    fn a_kick_toward_the_slab_that_the_new_tube_clears_until_the_queued_failure_keeps_the_certificate() {
+        // sphere 1 is held by a script that ends at 1 s, so the slab's failure is asked for then,
+        // long before sphere 0's tube (ε = 0.1 m/s) could reach its plane 0.375 m away (3.75 s)
+        let mut model = two_spheres();
+        let held = LinearPath { origin: Vec3::x(), velocity: Vec3::zeros(), start: 0.0, stop: 1.0 };
+        model.vertices.script(VertexId(1), held);
+        let mut manager = ContactManager::new(&model, settings());
+        let queued = requested(&manager.start(&model).unwrap()).expect("the spheres' slab");
+        assert_eq!(queued, 1.0);
+        // sphere 0 leaves its tube toward sphere 1 at 0.15 m/s: the new tube, at most 0.25 m/s
+        // toward the plane, reaches it at 1.5 s, after the queued failure: kept
+        model.vertices.kick(VertexId(0), Vec3::x() * -0.15);
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        assert!(requested(&out).is_none(), "{out:?}");
+        assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
+        // the slab still separates the spheres on their trajectories until the queued failure
+        for k in 0..=100 {
+            let t = Time::new(queued * k as Real / 100.0).unwrap();
+            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+        // 0.3 m/s more: the tube (0.45 ± 0.1 m/s) would reach the plane at 0.68 s, before the
+        // queued failure: re-based on the new tubes (the slab now moves at half sphere 0's speed
+        // and fails at 1.15 s on them, so the script's end stays the failure)
+        model.vertices.kick(VertexId(0), Vec3::x() * -0.3);
+        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        let failure = requested(&out).expect("re-certified");
+        assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 1));
+        assert!(failure <= queued, "failure at {failure} s, queued {queued} s");
+        for k in 0..=100 {
+            let t = Time::new(failure * k as Real / 100.0).unwrap();
+            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
+        }
     }
 
     #[test]
