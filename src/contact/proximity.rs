@@ -5,13 +5,14 @@
 //!
 //! Primitives: the vertices, edges and triangles of every triangulated body (shells, obstacles, the
 //! boundary of solids), the vertices and segments of chains, and particles (spheres). Pairs that share a vertex are not contact pairs
-//! (ACM §4). A sweep over axis-aligned boxes inflated by η keeps the check near-linear.
+//! (ACM §4). A hash grid over axis-aligned boxes inflated by η keeps the check near-linear.
 
 use crate::geometry::distance::{distance_edge_edge, distance_point_point, distance_point_triangle};
 use crate::ids::VertexId;
+use crate::kds::hash_grid::{CellBox, HashGrid};
 use crate::math::{Real, Vec3};
 use crate::mesh::edges;
-use crate::model::{BodyKind, Model, Motion};
+use crate::model::{BodyKind, Model};
 
 /// A contact primitive, by global vertex ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,8 +106,19 @@ fn gap(a: &Primitive, b: &Primitive, x: &[Vec3]) -> Option<Real> {
     Some(d - a.radius() - b.radius())
 }
 
+/// A primitive whose padded box covers more cells than this is not entered cell by cell: it is
+/// tested against every primitive (a large obstacle triangle under fine meshes, say).
+const LARGE_CELLS: u64 = 4096;
+
 /// The closest pair of primitives whose gap is below `thickness` at the model's initial
-/// positions, or `None` when the scene starts clear.
+/// positions, or `None` when the scene starts clear (of equal gaps, the pair of lowest indices in
+/// [`primitives`]' order).
+///
+/// Each primitive's box, inflated by half the thickness plus its radius, is listed in the cells of
+/// a hash grid ([`HashGrid`], cells twice the median box), so pairs whose boxes miss are never
+/// looked at; pairs of two held primitives are not either. Near-linear in the primitives: a
+/// sweep along one axis instead took 4.6 s on a 40 962-vertex obstacle sphere, whose thin slices
+/// hold thousands of primitives each, and a fuzzed scene with one timed out.
 pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
     let x: Vec<Vec3> = (0..model.vertices.len()).map(|i| model.vertices.position(VertexId(i as u32))).collect();
     let prims = primitives(model);
@@ -124,37 +136,61 @@ pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
             (lo - pad, hi + pad)
         })
         .collect();
-    let mut order: Vec<usize> = (0..prims.len()).collect();
-    order.sort_by(|&i, &j| boxes[i].0.x.total_cmp(&boxes[j].0.x).then(i.cmp(&j)));
-    let mut worst: Option<TooClose> = None;
-    for (k, &i) in order.iter().enumerate() {
-        for &j in &order[k + 1..] {
-            if boxes[j].0.x > boxes[i].1.x {
-                break;
-            }
-            if !(1..3).all(|d| boxes[j].0[d] <= boxes[i].1[d] && boxes[i].0[d] <= boxes[j].1[d]) {
-                continue;
-            }
-            // pairs that cannot move at all hold no contact pair (an obstacle's own parts may touch)
-            let held =
-                |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion_at(v, 0.0), Motion::Free));
-            if held(&prims[i]) && held(&prims[j]) {
-                continue;
-            }
-            if let Some(g) = gap(&prims[i], &prims[j], &x) {
-                if g < thickness && worst.is_none_or(|w| g < w.gap) {
-                    worst = Some(TooClose { a: prims[i], b: prims[j], gap: g });
-                }
-            }
+    // pairs that cannot move at all hold no contact pair (an obstacle's own parts may touch)
+    let held: Vec<bool> =
+        prims.iter().map(|p| p.vertices().iter().all(|&v| !model.vertices.is_free_at(v, 0.0))).collect();
+    let mut extents: Vec<Real> = boxes.iter().map(|(lo, hi)| (hi - lo).max()).filter(|e| e.is_finite()).collect();
+    let median = match extents.len() {
+        0 => return None,
+        n => *extents.select_nth_unstable_by(n / 2, Real::total_cmp).1,
+    };
+    let cell = if median > 0.0 { 2.0 * median } else { 1.0 };
+    let mut grid = HashGrid::new(cell);
+    let cells: Vec<CellBox> = boxes.iter().map(|(lo, hi)| grid.cover(lo, hi)).collect();
+    let mut large = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        if c.len() > LARGE_CELLS {
+            large.push(i);
+        } else {
+            grid.insert(i as u32, c);
         }
     }
-    worst
+    let overlap = |i: usize, j: usize| {
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (&boxes[i], &boxes[j]);
+        (0..3).all(|d| b_lo[d] <= a_hi[d] && a_lo[d] <= b_hi[d])
+    };
+    // a pair is looked at from its free primitive of lowest index, once (`seen` by that one)
+    let mut seen = vec![usize::MAX; prims.len()];
+    let mut worst: Option<(Real, usize, usize)> = None;
+    let mut consider = |i: usize, j: usize, seen: &mut [usize]| {
+        if j == i || !(held[j] || j > i) || std::mem::replace(&mut seen[j], i) == i || !overlap(i, j) {
+            return;
+        }
+        if let Some(g) = gap(&prims[i], &prims[j], &x) {
+            let candidate = (g, i.min(j), i.max(j));
+            let closer = |w: &(Real, usize, usize)| g.total_cmp(&w.0).then((candidate.1, candidate.2).cmp(&(w.1, w.2)));
+            if g < thickness && worst.as_ref().is_none_or(|w| closer(w).is_lt()) {
+                worst = Some(candidate);
+            }
+        }
+    };
+    for i in (0..prims.len()).filter(|&i| !held[i]) {
+        if cells[i].len() > LARGE_CELLS {
+            (0..prims.len()).for_each(|j| consider(i, j, &mut seen));
+        } else {
+            for c in cells[i].cells() {
+                grid.occupants(&c).iter().for_each(|&j| consider(i, j as usize, &mut seen));
+            }
+            large.iter().for_each(|&j| consider(i, j, &mut seen));
+        }
+    }
+    worst.map(|(gap, i, j)| TooClose { a: prims[i], b: prims[j], gap })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Body;
+    use crate::model::{Body, Motion};
 
     fn sheet(model: &mut Model, z: Real) {
         let m = crate::mesh::grid([1.0, 1.0], [3, 3]).unwrap();
@@ -185,5 +221,68 @@ mod tests {
         );
         let v = closest_violation(&particles, 0.01).unwrap();
         assert!(v.gap < 0.0, "overlapping spheres: {}", v.gap);
+    }
+
+    /// The grid finds the pair that testing every pair finds (the closest with a free primitive
+    /// below the thickness, of equal gaps the lowest indices), among held floor triangles larger
+    /// than `LARGE_CELLS` cells, a held fine sheet, a free sheet and free particles.
+    #[test]
+    fn the_grid_finds_the_pair_that_testing_every_pair_finds() {
+        let mut random = 12345u64;
+        let mut next = move || {
+            random = random.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (random >> 11) as Real / (1u64 << 53) as Real
+        };
+        let thickness = 0.01;
+        for case in 0..6 {
+            let mut model = Model::new();
+            let floor =
+                [[-50.0, -50.0], [50.0, -50.0], [50.0, 50.0], [-50.0, 50.0]].map(|[x, y]| Vec3::new(x, y, -0.01));
+            let obstacle = Body::new("floor", BodyKind::Obstacle { triangles: vec![[0, 1, 2], [0, 2, 3]] });
+            model.add_body(obstacle, &floor, &[Vec3::zeros(); 4], &[1.0; 4]);
+            for (z, resolution) in [(0.0, 12), (0.006 * case as Real - 0.004, 9)] {
+                let m = crate::mesh::grid([0.3, 0.3], [resolution, resolution]).unwrap();
+                let shift = Vec3::new(0.01 * next(), 0.01 * next(), z);
+                let x: Vec<Vec3> = m.positions.iter().map(|p| p + shift).collect();
+                let n = x.len();
+                model.add_body(
+                    Body::new("s", BodyKind::Shell { triangles: m.triangles }),
+                    &x,
+                    &vec![Vec3::zeros(); n],
+                    &vec![1.0; n],
+                );
+            }
+            let grains: Vec<Vec3> =
+                (0..30).map(|_| Vec3::new(0.4 * next() - 0.2, 0.4 * next() - 0.2, 0.06 * next() - 0.02)).collect();
+            model.add_body(
+                Body::new("p", BodyKind::Particles { radius: 0.005 }),
+                &grains,
+                &[Vec3::zeros(); 30],
+                &[1.0; 30],
+            );
+            // the floor and the first sheet are held
+            for v in 0..4 + 13 * 13 {
+                model.vertices.fix(VertexId(v));
+            }
+            let prims = primitives(&model);
+            let x: Vec<Vec3> = (0..model.vertices.len()).map(|i| model.vertices.position(VertexId(i as u32))).collect();
+            let held = |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion(v), Motion::Free));
+            let mut every: Option<(Real, Primitive, Primitive)> = None;
+            for i in 0..prims.len() {
+                for j in i + 1..prims.len() {
+                    if held(&prims[i]) && held(&prims[j]) {
+                        continue;
+                    }
+                    if let Some(g) = gap(&prims[i], &prims[j], &x) {
+                        if g < thickness && every.is_none_or(|(best, ..)| g < best) {
+                            every = Some((g, prims[i], prims[j]));
+                        }
+                    }
+                }
+            }
+            let found = closest_violation(&model, thickness).map(|v| (v.gap, v.a, v.b));
+            assert_eq!(found, every, "case {case}");
+            assert!(case < 2 || every.is_some(), "case {case}: the sheets come within the thickness");
+        }
     }
 }

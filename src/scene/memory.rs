@@ -6,7 +6,8 @@
 //! hinge and damping potentials, an obstacle vertex none). The figures are the peak resident
 //! memory of `avicontact info` (scene, model and engine built) divided by the vertex count, on
 //! bodies of 17 000 to 100 000 vertices, rounded up; contact adds the bookkeeping that `spikes`
-//! measured at its peak (docs/performance.md, about 1.9 KB per vertex).
+//! measured at its peak (docs/performance.md: 2.23 KB per vertex over its first 0.3 s since pair
+//! records keep their slab's planes, 1.75 KB before).
 
 use super::SceneError;
 use crate::math::{Compact, Real};
@@ -30,7 +31,7 @@ fn bytes_per_vertex(kind: &BodyKind) -> Real {
 }
 
 /// Bytes per vertex that contact adds (pair records, certificates, grid cells).
-const CONTACT_BYTES_PER_VERTEX: Real = 2_000.0;
+const CONTACT_BYTES_PER_VERTEX: Real = 2_500.0;
 
 /// The environment variable that sets the memory a scene may plan for, in bytes (for a shared
 /// machine, or a batch job's limit); without it, the machine's available memory.
