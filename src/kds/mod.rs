@@ -10,5 +10,5 @@ pub mod kdop;
 pub mod slab;
 pub mod trajectory;
 
-pub use slab::{Slab, SlabDirection, SlabSide};
+pub use slab::{Slab, SlabDirection, SlabSide, StoredSlab};
 pub use trajectory::VagueTrajectory;

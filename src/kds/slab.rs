@@ -129,6 +129,84 @@ impl SlabDirection {
     }
 }
 
+/// A slab's planes in 16 bytes, for a record kept per contact pair: where its two planes will be
+/// at `until` (the latest time its failure event may be queued for) and their speed, in single
+/// precision, rounded so that the planes it gives are never on the far side of the true ones from
+/// their vertices (the low plane rounded down, the high one up, `until` later; the speed's
+/// rounding is allowed for when the planes are used). It answers one question: does a vertex's
+/// tube stay clear of its plane until `until` ([`StoredSlab::keeps_clear`])? A yes holds for the
+/// true slab too. Its normal is kept elsewhere (a [`SlabDirection`]).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
+pub struct StoredSlab {
+    low: f32,
+    high: f32,
+    speed: f32,
+    until: f32,
+}
+
+impl Default for StoredSlab {
+    /// A stored slab that keeps nothing clear.
+    fn default() -> Self {
+        StoredSlab { low: 0.0, high: 0.0, speed: 0.0, until: f32::NEG_INFINITY }
+    }
+}
+
+impl StoredSlab {
+    /// `slab`'s planes at `until` (s; its failure time; +∞ or NaN store a slab that keeps
+    /// nothing clear, since no rounding of the speed holds for ever).
+    pub fn new(slab: &Slab, until: Real) -> StoredSlab {
+        let until = round_f32(until, true);
+        if !until.is_finite() {
+            return StoredSlab::default();
+        }
+        let at = Real::from(until);
+        let low = slab.plane(SlabSide::Low, at);
+        let high = slab.plane(SlabSide::High, at);
+        StoredSlab { low: round_f32(low, false), high: round_f32(high, true), speed: slab.speed as f32, until }
+    }
+
+    /// The latest time its failure event may be queued for (s, rounded later; −∞: none).
+    pub fn until(&self) -> Real {
+        Real::from(self.until)
+    }
+
+    /// True if a vertex on `side`, at offset `offset` along the normal at time `t` and moving
+    /// toward its plane at no more than `toward` (m/s, a tube's [`VagueTrajectory::max_speed_along`]
+    /// that way), stays strictly clear of the plane from `t` to `until`. Both are straight lines
+    /// in time, so the two ends decide; the speed's single-precision rounding (relative 2⁻²⁴) and
+    /// this arithmetic's round-off are taken off the clearance.
+    pub fn keeps_clear(&self, side: SlabSide, offset: Real, toward: Real, t: Real) -> bool {
+        let until = Real::from(self.until);
+        if !(until >= t) {
+            return false;
+        }
+        let (speed, span) = (Real::from(self.speed), until - t);
+        let plane_end = Real::from(match side {
+            SlabSide::Low => self.low,
+            SlabSide::High => self.high,
+        });
+        let travel = speed * span;
+        let allowance = span * speed.abs() * Real::powi(2.0, -22)
+            + 1e-14 * (plane_end.abs() + travel.abs() + offset.abs() + (toward * span).abs());
+        // the plane's offset now and at `until`, and the vertex's farthest reach toward it
+        let plane_now = plane_end - travel;
+        match side {
+            SlabSide::Low => offset + allowance < plane_now && offset + toward * span + allowance < plane_end,
+            SlabSide::High => offset - allowance > plane_now && offset - toward * span - allowance > plane_end,
+        }
+    }
+}
+
+/// `x` in single precision, rounded up (`up`) or down; infinities and NaN pass through.
+fn round_f32(x: Real, up: bool) -> f32 {
+    let f = x as f32;
+    match (up, Real::from(f).partial_cmp(&x)) {
+        (true, Some(std::cmp::Ordering::Less)) => f.next_up(),
+        (false, Some(std::cmp::Ordering::Greater)) => f.next_down(),
+        _ => f,
+    }
+}
+
 /// The supports of two point sets along `normal`: the largest `normal·x` over `low` and the
 /// smallest over `high`. Their difference bounds the distance between the sets' convex hulls
 /// from below.
@@ -241,8 +319,67 @@ mod tests {
         best
     }
 
+    #[test]
+    fn a_stored_slab_keeps_a_vertex_with_room_clear_and_refuses_one_that_reaches_its_plane() {
+        // planes at 0.2 and 0.3 at t = 0, moving at 0.1 m/s; failure asked for at 1 s
+        let slab = Slab { normal: Vec3::x(), low: 0.2, thickness: 0.1, speed: 0.1, t0: 0.0 };
+        let stored = StoredSlab::new(&slab, 1.0);
+        assert_eq!(std::mem::size_of::<StoredSlab>(), 16);
+        // at 0.5 s the low plane is at 0.25: a vertex at 0.1 may close in at 0.2 m/s (0.2 at 1 s,
+        // the plane 0.3), not at 0.5 m/s (0.35)
+        assert!(stored.keeps_clear(SlabSide::Low, 0.1, 0.2, 0.5));
+        assert!(!stored.keeps_clear(SlabSide::Low, 0.1, 0.5, 0.5));
+        // the high plane is at 0.35 then: a vertex at 0.5 may close in at 0.1 m/s, not at 0.3
+        assert!(stored.keeps_clear(SlabSide::High, 0.5, 0.1, 0.5));
+        assert!(!stored.keeps_clear(SlabSide::High, 0.5, 0.3, 0.5));
+        // no failure asked for: nothing is kept
+        assert!(!StoredSlab::new(&slab, Real::INFINITY).keeps_clear(SlabSide::Low, -1.0, 0.0, 0.5));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+        /// A stored slab only says a vertex stays clear when it does of the true slab's plane, in
+        /// double precision, at every sampled instant up to the failure time (the vertex moving
+        /// toward its plane at its largest speed), wherever the slab is and however fast.
+        #[test]
+        fn a_stored_slab_keeps_clear_only_what_the_true_slab_keeps_clear(
+            origin_exponent in -3i32..4,
+            low in -1.0..1.0f64,
+            thickness in 1e-4..0.1f64,
+            speed in -2.0..2.0f64,
+            t0 in 0.0..100.0f64,
+            until_after in 0.0..2.0f64,
+            at in 0.0..1.0f64,
+            room in -1e-6..1e-3f64,
+            toward in -1.0..1.0f64,
+            high in proptest::bool::ANY,
+        ) {
+            let origin = Real::powi(10.0, origin_exponent);
+            let slab = Slab { normal: Vec3::x(), low: origin + low, thickness, speed, t0 };
+            let until = t0 + until_after;
+            let stored = StoredSlab::new(&slab, until);
+            let t = t0 + at * until_after;
+            let side = if high { SlabSide::High } else { SlabSide::Low };
+            // a vertex `room` short of its plane now, closing in at `toward` (only the sign of
+            // the room relative to the plane matters to the check; both are tried)
+            let offset = match side {
+                SlabSide::Low => slab.plane(side, t) - room,
+                SlabSide::High => slab.plane(side, t) + room,
+            };
+            if stored.keeps_clear(side, offset, toward, t) {
+                for k in 0..=64 {
+                    let s = t + (until - t) * k as Real / 64.0;
+                    let reach = match side {
+                        SlabSide::Low => offset + toward * (s - t),
+                        SlabSide::High => offset - toward * (s - t),
+                    };
+                    let plane = slab.plane(side, s);
+                    let clear = match side { SlabSide::Low => reach < plane, SlabSide::High => reach > plane };
+                    prop_assert!(clear, "kept, but at {s} s the vertex reaches {reach} and the plane is at {plane}");
+                }
+            }
+        }
 
         /// Certificates are conservative for each pair kind of the contact manager (issue 3):
         /// vertex–triangle (1 against 3), edge–edge (2 against 2) and sphere–sphere (1 against 1).

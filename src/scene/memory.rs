@@ -6,8 +6,8 @@
 //! hinge and damping potentials, an obstacle vertex none). The figures are the peak resident
 //! memory of `avicontact info` (scene, model and engine built) divided by the vertex count, on
 //! bodies of 17 000 to 100 000 vertices, rounded up; contact adds the bookkeeping that `spikes`
-//! measured at its peak (docs/performance.md: 2.23 KB per vertex over its first 0.3 s since pair
-//! records keep their slab's planes, 1.75 KB before).
+//! measured at its peak (docs/performance.md: 1.99 KB per vertex over its first 0.3 s since pair
+//! records keep their slab's planes, 1.75 KB before), with room to spare.
 
 use super::SceneError;
 use crate::math::{Compact, Real};

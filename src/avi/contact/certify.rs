@@ -5,14 +5,14 @@
 //! supports. Where no slab is profitable, layers are switched on (`layers.rs`).
 
 use super::manager::ContactManager;
-use super::pair::{Guard, PairKind, Proximity, SlabPlanes};
+use super::pair::{Guard, PairKind, Proximity};
 use super::schedule::Schedule;
 use super::settings::ContactVariant;
 use super::tube::{tubes_at, vertex_tube};
 use crate::contact::{ContactError, Penetration};
 use crate::ids::{PairId, VertexId};
 use crate::kds::slab::{balanced_speed, supports};
-use crate::kds::{Slab, SlabDirection, SlabSide, VagueTrajectory};
+use crate::kds::{Slab, SlabDirection, SlabSide, StoredSlab, VagueTrajectory};
 use crate::math::{Real, Time, Vec3};
 use crate::model::Model;
 use smallvec::SmallVec;
@@ -136,8 +136,7 @@ impl ContactManager {
         let pair = &mut self.pairs[k];
         pair.guard = Guard::Slab;
         pair.direction = direction;
-        let Slab { low, speed, t0, .. } = *slab;
-        pair.planes = SlabPlanes { low, speed, t0, until: failure };
+        pair.planes = StoredSlab::new(slab, failure);
         self.schedule_failure(k, failure, out);
     }
 
@@ -410,11 +409,13 @@ impl ContactManager {
         let t = t.seconds();
         let x = model.vertices.position_at(u, t);
         let (tube, change) = vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x, t);
-        let SlabPlanes { low, speed, t0, until } = pair.planes;
-        let thickness = self.guard_thickness(&kind, pair);
-        // the slab from now: its planes where they are at t
-        let slab = Slab { normal: pair.direction.normal(), low: low + speed * (t - t0), thickness, speed, t0: t };
-        change >= until && slab.vertex_failure_time(side, &tube).is_none_or(|failure| failure >= until)
+        let normal = pair.direction.normal();
+        let toward = match side {
+            SlabSide::Low => tube.max_speed_along(&normal),
+            SlabSide::High => tube.max_speed_along(&-normal),
+        };
+        // a scripted change before the failure would end the tube sooner: re-base then
+        change >= pair.planes.until() && pair.planes.keeps_clear(side, normal.dot(&x), toward, t)
     }
 
     /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it

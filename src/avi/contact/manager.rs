@@ -15,7 +15,7 @@
 //! trajectory (law 5). See `docs/contact.md`.
 use super::bookkeeping::{thin_vec_bytes, BookkeepingBytes, ContactCounters};
 use super::broad_phase::BroadPhase;
-use super::pair::{Between, Guard, PackedBetween, Pair, PairKind, SlabPlanes};
+use super::pair::{Between, Guard, PackedBetween, Pair, PairKind};
 use super::pair_store::PairStore;
 use super::schedule::Schedule;
 use super::settings::{ContactSettings, ContactVariant, Restart};
@@ -24,7 +24,7 @@ use crate::contact::{BroadPhaseStall, ContactError, PairReport, StartError, Vert
 use crate::events::Clock;
 use crate::ids::{PairId, VertexId};
 use crate::kds::hash_grid::FixedHashMap;
-use crate::kds::SlabDirection;
+use crate::kds::{SlabDirection, StoredSlab};
 use crate::ledger::Ledger;
 use crate::math::{Real, Time, Vec3};
 use crate::mesh::edges;
@@ -179,7 +179,7 @@ impl ContactManager {
             guard: Guard::None,
             layers: ThinVec::new(),
             direction: SlabDirection::default(),
-            planes: SlabPlanes::default(),
+            planes: StoredSlab::default(),
         });
         if let Between::Primitives(i, j) = between {
             self.partners[i as usize].push(k);
@@ -555,7 +555,7 @@ mod tests {
     fn a_pair_record_stays_small() {
         // a pair exists for every pair of near primitives, a hundred thousand at once on
         // `spikes`: its record is most of the contact bookkeeping (docs/performance.md)
-        assert_eq!(PairStore::<Pair>::SLOT_BYTES, 64, "a pair's slot, live or vacant");
+        assert_eq!(PairStore::<Pair>::SLOT_BYTES, 48, "a pair's slot, live or vacant");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::contact::{LayerSchedule, ZenoError};
 use crate::events::Clock;
 use crate::geometry::distance::{closest_edge_edge, closest_point_triangle, gradient_distance_point_point};
 use crate::ids::VertexId;
-use crate::kds::SlabDirection;
+use crate::kds::{SlabDirection, StoredSlab};
 use crate::math::Time;
 use crate::math::{Real, Vec3};
 use crate::potential::CompressionBarrier;
@@ -303,7 +303,7 @@ pub(super) enum Guard {
     Impact,
 }
 
-/// One contact pair: its active layers' clocks and its certificate, in 64 bytes (a pair record
+/// One contact pair: its active layers' clocks and its certificate, in 48 bytes (a pair record
 /// is most of the contact bookkeeping; `docs/performance.md`).
 #[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(super) struct Pair {
@@ -322,24 +322,10 @@ pub(super) struct Pair {
     /// The direction of a [`Guard::Slab`]'s slab (stale otherwise). Its planes are not kept: a
     /// re-certification centres the slab between the sides' current supports along it.
     pub(super) direction: SlabDirection,
-    /// A [`Guard::Slab`]'s planes and the time its failure was asked for (stale otherwise).
-    pub(super) planes: SlabPlanes,
-}
-
-/// Where a pair's slab stands ([`crate::kds::Slab`] without its normal, the pair's direction, and
-/// its thickness, which follows from the pair's layers: `ContactManager::guard_thickness`) and the
-/// latest time its failure event may be queued for: a kick that speeds a vertex toward its plane
-/// keeps the slab while the vertex's new tube clears the plane until then.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct SlabPlanes {
-    /// The low plane's offset along the normal at `t0`, m.
-    pub(super) low: Real,
-    /// The planes' speed along the normal, m/s.
-    pub(super) speed: Real,
-    /// When the slab was put, s.
-    pub(super) t0: Real,
-    /// The failure time asked of the queue, s (+∞: none); the queue may hold an earlier one.
-    pub(super) until: Real,
+    /// A [`Guard::Slab`]'s planes at the failure time it asked the queue for, in 16 bytes (stale
+    /// otherwise): a kick that speeds a vertex toward its plane keeps the slab while the vertex's
+    /// new tube stays clear of the plane until then.
+    pub(super) planes: StoredSlab,
 }
 
 /// What a pair is between.
