@@ -177,9 +177,10 @@ impl StoredSlab {
     /// this arithmetic's round-off are taken off the clearance.
     pub fn keeps_clear(&self, side: SlabSide, offset: Real, toward: Real, t: Real) -> bool {
         let until = Real::from(self.until);
-        if !(until >= t) {
+        // not before `t` (and neither NaN)
+        let (Some(std::cmp::Ordering::Greater) | Some(std::cmp::Ordering::Equal)) = until.partial_cmp(&t) else {
             return false;
-        }
+        };
         let (speed, span) = (Real::from(self.speed), until - t);
         let plane_end = Real::from(match side {
             SlabSide::Low => self.low,
