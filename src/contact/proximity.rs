@@ -193,8 +193,13 @@ mod tests {
     use crate::model::{Body, Motion};
 
     fn sheet(model: &mut Model, z: Real) {
-        let m = crate::mesh::grid([1.0, 1.0], [3, 3]).unwrap();
-        let x: Vec<Vec3> = m.positions.iter().map(|p| p + Vec3::z() * z).collect();
+        sheet_of(model, 1.0, 3, Vec3::z() * z);
+    }
+
+    /// A free square sheet `size` m across of `resolution` × `resolution` quads, moved by `shift`.
+    fn sheet_of(model: &mut Model, size: Real, resolution: u32, shift: Vec3) {
+        let m = crate::mesh::grid([size, size], [resolution, resolution]).unwrap();
+        let x: Vec<Vec3> = m.positions.iter().map(|p| p + shift).collect();
         let n = x.len();
         model.add_body(
             Body::new("s", BodyKind::Shell { triangles: m.triangles }),
@@ -241,16 +246,7 @@ mod tests {
             let obstacle = Body::new("floor", BodyKind::Obstacle { triangles: vec![[0, 1, 2], [0, 2, 3]] });
             model.add_body(obstacle, &floor, &[Vec3::zeros(); 4], &[1.0; 4]);
             for (z, resolution) in [(0.0, 12), (0.006 * case as Real - 0.004, 9)] {
-                let m = crate::mesh::grid([0.3, 0.3], [resolution, resolution]).unwrap();
-                let shift = Vec3::new(0.01 * next(), 0.01 * next(), z);
-                let x: Vec<Vec3> = m.positions.iter().map(|p| p + shift).collect();
-                let n = x.len();
-                model.add_body(
-                    Body::new("s", BodyKind::Shell { triangles: m.triangles }),
-                    &x,
-                    &vec![Vec3::zeros(); n],
-                    &vec![1.0; n],
-                );
+                sheet_of(&mut model, 0.3, resolution, Vec3::new(0.01 * next(), 0.01 * next(), z));
             }
             let grains: Vec<Vec3> =
                 (0..30).map(|_| Vec3::new(0.4 * next() - 0.2, 0.4 * next() - 0.2, 0.06 * next() - 0.02)).collect();

@@ -459,10 +459,7 @@ mod tests {
         let failure = requested(&out).expect("the certificate was rescheduled");
         // the gap (0.8 m) minus the slab (0.05 m) closes at 5 m/s plus the tubes' 0.2 m/s
         assert!(failure <= 0.75 / 5.0 + 1e-12, "failure at {failure} s is later than the true approach");
-        for k in 0..=100 {
-            let t = Time::new(failure * k as Real / 100.0).unwrap();
-            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
-        }
+        audit_until(&manager, &model, failure);
     }
 
     #[test]
@@ -508,6 +505,15 @@ mod tests {
         assert_eq!(rescheduled, [0], "{out:?}");
     }
 
+    /// The audit (every pair guarded, on the vertices' trajectories) at 101 instants from 0 to
+    /// `until` (s).
+    fn audit_until(manager: &ContactManager, model: &Model, until: Real) {
+        for k in 0..=100 {
+            let t = Time::new(until * k as Real / 100.0).unwrap();
+            manager.audit(model, t).unwrap_or_else(|e| panic!("at {} s: {e}", t.seconds()));
+        }
+    }
+
     #[test]
     fn a_kick_away_from_the_slab_keeps_its_certificate_and_one_toward_it_re_certifies() {
         let mut model = two_spheres();
@@ -520,10 +526,7 @@ mod tests {
         assert!(requested(&out).is_none(), "{out:?}");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
         // the queued failure time is still a safe one: the slab separates them until then
-        for k in 0..=100 {
-            let t = Time::new(queued * k as Real / 100.0).unwrap();
-            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
-        }
+        audit_until(&manager, &model, queued);
         // then toward it at +2 m/s: re-certified, failing before the spheres can meet
         model.vertices.kick(VertexId(0), Vec3::x() * -4.0);
         manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
@@ -554,10 +557,7 @@ mod tests {
         assert!(requested(&out).is_none(), "{out:?}");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
         // the slab still separates the spheres on their trajectories until the queued failure
-        for k in 0..=100 {
-            let t = Time::new(queued * k as Real / 100.0).unwrap();
-            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
-        }
+        audit_until(&manager, &model, queued);
         // 0.3 m/s more: the tube (0.45 ± 0.1 m/s) would reach the plane at 0.68 s, before the
         // queued failure: re-based on the new tubes (the slab now moves at half sphere 0's speed
         // and fails at 1.15 s on them, so the script's end stays the failure)
@@ -566,10 +566,7 @@ mod tests {
         let failure = requested(&out).expect("re-certified");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 1));
         assert!(failure <= queued, "failure at {failure} s, queued {queued} s");
-        for k in 0..=100 {
-            let t = Time::new(failure * k as Real / 100.0).unwrap();
-            manager.audit(&model, t).unwrap_or_else(|e| panic!("{e}"));
-        }
+        audit_until(&manager, &model, failure);
     }
 
     #[test]
