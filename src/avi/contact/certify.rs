@@ -344,9 +344,7 @@ impl ContactManager {
                 let p = self.broad.primitives().of_vertex(u)[n] as usize;
                 for m in 0..self.partners[p].len() {
                     let k = self.partners[p][m];
-                    if self.slab_outlasts_the_kick(k, stamp, u, &before, &after)
-                        || self.slab_clears_the_new_tube(k, stamp, u, t, model)
-                    {
+                    if self.slab_holds_through_the_kick(k, stamp, (u, &before, &after), t, model) {
                         self.counters.slab_keeps += 1;
                         continue;
                     }
@@ -366,14 +364,23 @@ impl ContactManager {
     }
 
     /// True if pair `k`'s slab certificate stays valid as it is after vertex `u`'s tube was
-    /// re-centred from reference velocity `before` to `after` (and this kick, `stamp`, has not
-    /// re-based it already): `u` is no faster toward the slab's plane on its side than the tube
-    /// the failure time was computed with. The slab fails when a side's tube reaches its plane
-    /// (ACM §5.1), so a tube whose speed along the normal toward that plane is not above the old
-    /// one's, starting inside the old one, reaches it no sooner, and the queued failure time
-    /// stays a safe (early) one; by induction also when earlier kicks were let through this way.
-    /// Re-basing it anyway would only move its failure later.
-    fn slab_outlasts_the_kick(&self, k: PairId, stamp: u16, u: VertexId, before: &Vec3, after: &Vec3) -> bool {
+    /// re-centred from reference velocity `before` to `after` at `t` (and this kick, `stamp`, has
+    /// not re-based it already). The slab fails when a side's tube reaches its plane (ACM §5.1), so
+    /// the queued failure time stays a safe (early) one, and re-basing would only find the slab
+    /// anew, in either of two cases:
+    /// - `u` is no faster toward the plane on its side than the tube the failure time was
+    ///   computed with: starting inside the old tube, the new one reaches the plane no sooner (by
+    ///   induction also when earlier kicks were let through);
+    /// - `u`'s new tube, from where `u` is at `t`, stays clear of the plane until the failure time
+    ///   the pair asked for (its [`crate::kds::StoredSlab`]), with no scripted change before then.
+    fn slab_holds_through_the_kick(
+        &self,
+        k: PairId,
+        stamp: u16,
+        (u, before, after): (VertexId, &Vec3, &Vec3),
+        t: Time,
+        model: &Model,
+    ) -> bool {
         let pair = &self.pairs[k];
         if pair.guard != Guard::Slab || pair.stamp == stamp {
             return false;
@@ -384,38 +391,14 @@ impl ContactManager {
         };
         let normal = pair.direction.normal();
         // the low side fails moving along the normal, the high side against it
-        if at < kind.low_count() {
-            normal.dot(after) <= normal.dot(before)
-        } else {
-            normal.dot(after) >= normal.dot(before)
+        let (side, along) = if at < kind.low_count() { (SlabSide::Low, normal) } else { (SlabSide::High, -normal) };
+        if along.dot(after) <= along.dot(before) {
+            return true;
         }
-    }
-
-    /// True if pair `k`'s slab, as it stands (and this kick, `stamp`, has not re-based it
-    /// already), is not reached by vertex `u`'s new tube from where `u` is at `t` before the
-    /// failure time asked of the queue: its certificate stays valid and its queued failure a safe
-    /// one (ACM §5.1–§5.2). Asked when `u` now moves faster toward its plane, where
-    /// [`Self::slab_outlasts_the_kick`] cannot tell; a re-base would also find the slab anew.
-    fn slab_clears_the_new_tube(&self, k: PairId, stamp: u16, u: VertexId, t: Time, model: &Model) -> bool {
-        let pair = &self.pairs[k];
-        if pair.guard != Guard::Slab || pair.stamp == stamp {
-            return false;
-        }
-        let kind = self.kind_of(pair);
-        let Some(at) = kind.vertices().iter().position(|&w| w == u) else {
-            return false;
-        };
-        let side = if at < kind.low_count() { SlabSide::Low } else { SlabSide::High };
         let t = t.seconds();
         let x = model.vertices.position_at(u, t);
         let (tube, change) = vertex_tube(model, &self.reference_velocity, self.settings.tolerance, u, x, t);
-        let normal = pair.direction.normal();
-        let toward = match side {
-            SlabSide::Low => tube.max_speed_along(&normal),
-            SlabSide::High => tube.max_speed_along(&-normal),
-        };
-        // a scripted change before the failure would end the tube sooner: re-base then
-        change >= pair.planes.until() && pair.planes.keeps_clear(side, normal.dot(&x), toward, t)
+        change >= pair.planes.until() && pair.planes.keeps_clear(side, normal.dot(&x), tube.max_speed_along(&along), t)
     }
 
     /// After a kick stamped `stamp`, re-bases pair `k`'s certificate on the new tubes, unless it
@@ -514,28 +497,32 @@ mod tests {
         }
     }
 
+    /// Changes vertex `u`'s velocity by `dv` (unit masses) and has the manager see the kick at
+    /// t = 0; returns what it asks the queue for.
+    fn kick_at_zero(manager: &mut ContactManager, model: &mut Model, u: u32, dv: Vec3) -> Vec<Schedule> {
+        model.vertices.kick(VertexId(u), -dv);
+        let mut out = Vec::new();
+        manager.after_kick(&[VertexId(u)], Time::ZERO, model, &mut out).unwrap();
+        out
+    }
+
     #[test]
     fn a_kick_away_from_the_slab_keeps_its_certificate_and_one_toward_it_re_certifies() {
         let mut model = two_spheres();
         let mut manager = ContactManager::new(&model, settings());
         let queued = requested(&manager.start(&model).unwrap()).expect("the spheres' slab");
         // sphere 0 (the low side, at x = 0) leaves its tube away from sphere 1: −2 m/s
-        model.vertices.kick(VertexId(0), Vec3::x() * 2.0);
-        let mut out = Vec::new();
-        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        let out = kick_at_zero(&mut manager, &mut model, 0, Vec3::x() * -2.0);
         assert!(requested(&out).is_none(), "{out:?}");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
         // the queued failure time is still a safe one: the slab separates them until then
         audit_until(&manager, &model, queued);
         // then toward it at +2 m/s: re-certified, failing before the spheres can meet
-        model.vertices.kick(VertexId(0), Vec3::x() * -4.0);
-        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
-        let failure = requested(&out).expect("re-certified");
+        let failure = requested(&kick_at_zero(&mut manager, &mut model, 0, Vec3::x() * 4.0)).expect("re-certified");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 1));
         assert!(failure <= 0.75 / 2.0 + 1e-12 && failure < queued, "failure at {failure} s, queued {queued} s");
         // the high side moving along the normal moves away too
-        model.vertices.kick(VertexId(1), Vec3::x() * -3.0);
-        manager.after_kick(&[VertexId(1)], Time::ZERO, &model, &mut out).unwrap();
+        kick_at_zero(&mut manager, &mut model, 1, Vec3::x() * 3.0);
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (2, 1));
     }
 
@@ -551,9 +538,7 @@ mod tests {
         assert_eq!(queued, 1.0);
         // sphere 0 leaves its tube toward sphere 1 at 0.15 m/s: the new tube, at most 0.25 m/s
         // toward the plane, reaches it at 1.5 s, after the queued failure: kept
-        model.vertices.kick(VertexId(0), Vec3::x() * -0.15);
-        let mut out = Vec::new();
-        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
+        let out = kick_at_zero(&mut manager, &mut model, 0, Vec3::x() * 0.15);
         assert!(requested(&out).is_none(), "{out:?}");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 0));
         // the slab still separates the spheres on their trajectories until the queued failure
@@ -561,9 +546,7 @@ mod tests {
         // 0.3 m/s more: the tube (0.45 ± 0.1 m/s) would reach the plane at 0.68 s, before the
         // queued failure: re-based on the new tubes (the slab now moves at half sphere 0's speed
         // and fails at 1.15 s on them, so the script's end stays the failure)
-        model.vertices.kick(VertexId(0), Vec3::x() * -0.3);
-        manager.after_kick(&[VertexId(0)], Time::ZERO, &model, &mut out).unwrap();
-        let failure = requested(&out).expect("re-certified");
+        let failure = requested(&kick_at_zero(&mut manager, &mut model, 0, Vec3::x() * 0.3)).expect("re-certified");
         assert_eq!((manager.slab_keeps(), manager.reschedules()), (1, 1));
         assert!(failure <= queued, "failure at {failure} s, queued {queued} s");
         audit_until(&manager, &model, failure);
