@@ -3,7 +3,7 @@
 use super::contact::{ContactManager, ContactSettings, Schedule};
 use super::phantom::PhantomMeshes;
 use crate::error::SimulationError;
-use crate::events::{Clock, EventQueue, Filing, PeriodLadder, QueueError};
+use crate::events::{Clock, EventQueue, Filing, PeriodLadder};
 use crate::force::{ForceSpec, PeriodChoice};
 use crate::ids::{BodyId, PairId};
 use crate::ids::{ForceId, VertexId};
@@ -760,17 +760,13 @@ enum Kicked {
 
 /// Carries out the contact manager's queue requests.
 fn apply(queue: &mut EventQueue<EventKey>, requests: &[Schedule]) -> Result<(), SimulationError> {
-    // a certificate, impact check or grid certificate replaces any pending one of its key
-    fn replace(queue: &mut EventQueue<EventKey>, key: EventKey, t: Time) -> Result<(), QueueError> {
-        queue.cancel(&key);
-        queue.schedule(key, t)
-    }
+    // an impact check or grid certificate replaces any pending one of its key (`place`)
     for request in requests {
         match *request {
             Schedule::Certificate(pair, t) => queue.schedule_no_later(EventKey::Certificate(pair), t)?,
             Schedule::Layer(pair, l, t) => queue.schedule(EventKey::Layer(pair, l), t)?,
-            Schedule::Impact(pair, t) => replace(queue, EventKey::Layer(pair, 1), t)?,
-            Schedule::BroadPhase(id, t) => replace(queue, EventKey::BroadPhase(id), t)?,
+            Schedule::Impact(pair, t) => queue.place(EventKey::Layer(pair, 1), t)?,
+            Schedule::BroadPhase(id, t) => queue.place(EventKey::BroadPhase(id), t)?,
             Schedule::ForgetBroadPhase(id) => {
                 queue.cancel(&EventKey::BroadPhase(id));
             }

@@ -454,6 +454,36 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         Ok(())
     }
 
+    /// Schedules `event` at `t` (not before [`now`](Self::now)), moving it there if it is
+    /// scheduled already: [`cancel`](Self::cancel) then [`schedule`](Self::schedule) in one
+    /// lookup, with the same order (it ties as if newly scheduled).
+    pub fn place(&mut self, event: K, t: Time) -> Result<(), QueueError> {
+        self.check_not_past(t)?;
+        match (self.file)(&event) {
+            Filing::Dense(i) if self.dense.contains(i) => {
+                debug_assert!(self.dense.events[i].as_ref() == Some(&event), "two events filed under index {i}");
+                let key = self.stamp(t);
+                self.dense.remove(i);
+                self.dense.push(i, key);
+                Ok(())
+            }
+            Filing::Dense(_) => self.schedule(event, t),
+            Filing::Sparse(class) => {
+                let key = self.stamp(t);
+                self.sparse[class].push(event, Reverse(key));
+                Ok(())
+            }
+            Filing::Indexed(class, i) => {
+                let key = self.stamp(t);
+                match self.indexed[class].key_of(i) {
+                    Some(_) => self.indexed[class].update(i, key),
+                    None => self.indexed[class].push(i, key),
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Schedules `event` at `t` (not before [`now`](Self::now)) unless it is already scheduled
     /// no later; an event moved earlier ties as if newly scheduled. One lookup when nothing
     /// changes.
@@ -783,6 +813,24 @@ mod tests {
         assert_eq!(queue.scheduled_at(&7), None);
         queue.cancel(&3);
         assert_eq!(queue.scheduled_at(&3), None);
+    }
+
+    #[test]
+    fn place_pops_as_cancel_then_schedule_in_every_class() {
+        // keys 0..16 spread over the dense, sparse and indexed classes, each placed twice
+        let (mut placed, mut replaced) = (split_queue(8), split_queue(8));
+        for round in 0..2 {
+            for k in 0..16u32 {
+                let at = t(((k * 7 + round * 5) % 11) as f64);
+                placed.place(k, at).unwrap();
+                replaced.cancel(&k);
+                replaced.schedule(k, at).unwrap();
+            }
+        }
+        assert_eq!(placed.len(), 16);
+        let order = |q: &mut EventQueue<u32>| std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        assert_eq!(order(&mut placed), order(&mut replaced));
+        assert_eq!(placed.place(3, t(-1.0)), Err(QueueError::InThePast { requested: t(-1.0), now: placed.now() }));
     }
 
     #[test]

@@ -81,9 +81,13 @@ impl HashGrid {
         self.cells.len()
     }
 
-    /// The cell holding coordinate `x` on one axis (clamped to the representable range).
+    /// The cell holding coordinate `x` on one axis (clamped to the representable range): the
+    /// floor of x / c, taken by truncating and stepping down where truncation rounded up (the
+    /// same integer as `floor`, which the baseline x86-64 target calls out to libm for).
     fn index(&self, x: Real) -> i32 {
-        (x / self.cell_size).floor().clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0) as i32
+        let q = (x / self.cell_size).clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0);
+        let truncated = q as i32;
+        truncated - i32::from(Real::from(truncated) > q)
     }
 
     /// The box of cells that covers the axis-aligned box `lo ..= hi`.
@@ -149,6 +153,18 @@ mod tests {
         assert_eq!(cells.cells().count(), 6);
         let (lo, hi) = grid.bounds(&cells);
         assert_eq!((lo, hi), (Vec3::new(-0.5, 0.0, 0.0), Vec3::new(1.0, 0.5, 1.0)));
+    }
+
+    #[test]
+    fn a_cell_index_is_the_floor_of_the_coordinate_over_the_cell_size() {
+        let grid = HashGrid::new(0.25);
+        let by_floor = |x: Real| (x / 0.25).floor().clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0) as i32;
+        let mut xs = vec![0.0, -0.0, 0.25, -0.25, 0.2499999999999, -0.2500000001, 1e-300, -1e-300, 1e12, -1e12, 1e300];
+        xs.extend([-1e300, Real::INFINITY, Real::NEG_INFINITY, Real::NAN, 536870911.75, -536870912.0]);
+        xs.extend((-2000..2000).map(|k| k as Real * 0.0371));
+        for x in xs {
+            assert_eq!(grid.index(x), by_floor(x), "x = {x}");
+        }
     }
 
     #[test]

@@ -66,9 +66,11 @@ fn load_box(b: &StoredBox) -> FatBox {
 }
 
 /// True if two stored boxes overlap (compared in single precision: the same answer as in double,
-/// since widening is exact, without converting).
+/// since widening is exact, without converting). All six comparisons are made and combined
+/// without branches: a re-cover tests dozens of boxes whose answers a branch predictor cannot
+/// guess (a third of the re-cover's time went to mispredicted early exits).
 fn boxes_overlap(a: &StoredBox, b: &StoredBox) -> bool {
-    (0..3).all(|c| a[c] <= b[c + 3] && b[c] <= a[c + 3])
+    (a[0] <= b[3]) & (b[0] <= a[3]) & (a[1] <= b[4]) & (b[1] <= a[4]) & (a[2] <= b[5]) & (b[2] <= a[5])
 }
 
 /// A vertex whose certificate failed is not re-anchored while the tube from where it is now stays
