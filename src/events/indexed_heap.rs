@@ -1,4 +1,4 @@
-//! A compact 4-ary min-heap of `(Time, Seq)` keys filed under small `u32` indexes, each index at
+//! A compact 4-ary min-heap of `(Time, Seq)` keys (packed: [`Key`]) filed under small `u32` indexes, each index at
 //! most once: the event queue's *indexed classes* ([`super::Filing::Indexed`]), for events that
 //! come and go by the hundred thousand under a dense handle (contact certificates and first-layer
 //! ticks, filed by pair, vertex or k-DOP record).
@@ -7,8 +7,7 @@
 //! event: the queue rebuilds an event from its class and index. The hashed heap of
 //! `priority-queue` it replaces held about 65 bytes per entry (`docs/performance.md`).
 
-use super::Seq;
-use crate::math::Time;
+use super::key::Key;
 
 /// Children per node: four halves the depth of a binary heap and reads the children's keys from
 /// adjacent memory.
@@ -21,18 +20,17 @@ const ABSENT: u32 = u32::MAX;
 #[derive(Clone, Copy)]
 #[repr(C, packed(4))]
 struct Entry {
-    time: Time,
-    seq: Seq,
+    key: Key,
     index: u32,
 }
 
 impl Entry {
-    fn key(self) -> (Time, Seq) {
-        (self.time, self.seq)
+    fn key(self) -> Key {
+        self.key
     }
 }
 
-/// A min-heap of `(Time, Seq)` keys, at most one per `u32` index.
+/// A min-heap of [`Key`]s, at most one per `u32` index.
 #[derive(Default)]
 pub(super) struct IndexedHeap {
     heap: Vec<Entry>,
@@ -53,18 +51,18 @@ impl IndexedHeap {
     }
 
     /// The key of `index`, if it is in the heap.
-    pub(super) fn key_of(&self, index: u32) -> Option<(Time, Seq)> {
+    pub(super) fn key_of(&self, index: u32) -> Option<Key> {
         let at = *self.position.get(index as usize)?;
         (at != ABSENT).then(|| self.heap[at as usize].key())
     }
 
     /// The smallest entry: its index and key.
-    pub(super) fn peek(&self) -> Option<(u32, (Time, Seq))> {
+    pub(super) fn peek(&self) -> Option<(u32, Key)> {
         self.heap.first().map(|&e| (e.index, e.key()))
     }
 
     /// Files `index` (not in the heap) at `key`.
-    pub(super) fn push(&mut self, index: u32, key: (Time, Seq)) {
+    pub(super) fn push(&mut self, index: u32, key: Key) {
         assert!(index != ABSENT, "index {index} is reserved");
         let i = index as usize;
         if i >= self.position.len() {
@@ -76,12 +74,12 @@ impl IndexedHeap {
         if self.heap.len() == self.heap.capacity() {
             self.heap.reserve_exact(grown(self.heap.capacity(), self.heap.len() + 1) - self.heap.len());
         }
-        self.heap.push(Entry { time: key.0, seq: key.1, index });
+        self.heap.push(Entry { key, index });
         self.sift_up(self.heap.len() - 1);
     }
 
     /// Removes `index`; returns its key, or `None` if it was not in the heap.
-    pub(super) fn remove(&mut self, index: u32) -> Option<(Time, Seq)> {
+    pub(super) fn remove(&mut self, index: u32) -> Option<Key> {
         let at = *self.position.get(index as usize)?;
         if at == ABSENT {
             return None;
@@ -103,18 +101,17 @@ impl IndexedHeap {
     }
 
     /// Removes the smallest entry; returns its index and key.
-    pub(super) fn pop(&mut self) -> Option<(u32, (Time, Seq))> {
+    pub(super) fn pop(&mut self) -> Option<(u32, Key)> {
         let (index, key) = self.peek()?;
         self.remove(index);
         Some((index, key))
     }
 
     /// Moves `index` (in the heap) to `key`.
-    pub(super) fn update(&mut self, index: u32, key: (Time, Seq)) {
+    pub(super) fn update(&mut self, index: u32, key: Key) {
         let at = self.position[index as usize] as usize;
         let old = self.heap[at].key();
-        self.heap[at].time = key.0;
-        self.heap[at].seq = key.1;
+        self.heap[at].key = key;
         if key < old {
             self.sift_up(at);
         } else {
@@ -123,11 +120,9 @@ impl IndexedHeap {
     }
 
     /// Applies `f` to every key and restores the heap order.
-    pub(super) fn rekey(&mut self, f: impl Fn((Time, Seq)) -> (Time, Seq)) {
+    pub(super) fn rekey(&mut self, f: impl Fn(Key) -> Key) {
         for entry in &mut self.heap {
-            let (time, seq) = f(entry.key());
-            entry.time = time;
-            entry.seq = seq;
+            entry.key = f(entry.key());
         }
         for at in (0..self.heap.len()).rev() {
             self.sift_down(at);
@@ -136,7 +131,7 @@ impl IndexedHeap {
 
     /// Heap bytes held, from the capacities.
     /// Every entry, index and key, in heap order.
-    pub(super) fn entries(&self) -> impl Iterator<Item = (u32, (Time, Seq))> + '_ {
+    pub(super) fn entries(&self) -> impl Iterator<Item = (u32, Key)> + '_ {
         self.heap.iter().map(|e| (e.index, e.key()))
     }
 
@@ -184,11 +179,13 @@ impl IndexedHeap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::Seq;
+    use crate::math::Time;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
-    fn key(t: u8, seq: Seq) -> (Time, Seq) {
-        (Time::new(t as f64).unwrap(), seq)
+    fn key(t: u8, seq: Seq) -> Key {
+        Key::new(Time::new(t as f64).unwrap(), seq)
     }
 
     #[test]
@@ -201,7 +198,7 @@ mod tests {
         fn the_heap_agrees_with_an_ordered_map(ops in proptest::collection::vec((0u8..4, 0u32..64, 0u8..20), 1..500)) {
             // push / update / remove / pop against a map from index to key and a set of keys
             let mut heap = IndexedHeap::default();
-            let mut model: BTreeMap<u32, (Time, Seq)> = BTreeMap::new();
+            let mut model: BTreeMap<u32, Key> = BTreeMap::new();
             for (seq, &(op, index, t)) in ops.iter().enumerate() {
                 let k = key(t, seq as Seq);
                 match op {
@@ -226,10 +223,10 @@ mod tests {
                 prop_assert_eq!(heap.key_of(index), model.get(&index).copied());
             }
             // reversing every key's sequence number reorders ties
-            heap.rekey(|(t, s)| (t, Seq::MAX - s));
-            let mut rest: Vec<(u32, (Time, Seq))> = model.iter().map(|(&i, &(t, s))| (i, (t, Seq::MAX - s))).collect();
+            heap.rekey(|k| k.with_seq(Seq::MAX - k.seq()));
+            let mut rest: Vec<(u32, Key)> = model.iter().map(|(&i, &k)| (i, k.with_seq(Seq::MAX - k.seq()))).collect();
             rest.sort_by_key(|&(_, k)| k);
-            let popped: Vec<(u32, (Time, Seq))> = std::iter::from_fn(|| heap.pop()).collect();
+            let popped: Vec<(u32, Key)> = std::iter::from_fn(|| heap.pop()).collect();
             prop_assert_eq!(popped, rest);
         }
     }

@@ -8,6 +8,7 @@
 
 mod clock;
 mod indexed_heap;
+mod key;
 mod queue;
 
 pub use clock::{Clock, PeriodLadder};

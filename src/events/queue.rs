@@ -25,6 +25,7 @@
 //!   pair and layer): a binary heap with a hashed index map (`priority-queue`).
 
 use super::indexed_heap::IndexedHeap;
+use super::key::Key;
 pub use crate::error::QueueError;
 use crate::math::Time;
 use orx_priority_queue::{DaryHeapOfIndices, PriorityQueue as _, PriorityQueueDecKey as _};
@@ -38,7 +39,7 @@ use std::hash::Hash;
 /// Scheduling sequence number: breaks ties between equal times in scheduling order (FIFO).
 pub type Seq = u64;
 
-type SparseHeap<K> = PriorityQueue<K, Reverse<(Time, Seq)>, FxBuildHasher>;
+type SparseHeap<K> = PriorityQueue<K, Reverse<Key>, FxBuildHasher>;
 
 /// Children per node of the dense heap: four halves the depth of a binary heap and reads the
 /// children's keys from adjacent memory.
@@ -66,15 +67,15 @@ const NO_LANE: u32 = u32::MAX;
 /// The dense class: a heap of indexes, first-in-first-out lanes, and the event filed under each
 /// index.
 struct DenseClass<K> {
-    heap: DaryHeapOfIndices<usize, (Time, Seq), DENSE_ARITY>,
+    heap: DaryHeapOfIndices<usize, Key, DENSE_ARITY>,
     /// The event scheduled under each index, `None` where nothing is.
     events: Vec<Option<K>>,
     /// The lane of each index, [`NO_LANE`] if none.
     lane_of: Vec<u32>,
     /// Each lane's entries (key, index), in key order.
-    lanes: Vec<VecDeque<((Time, Seq), usize)>>,
+    lanes: Vec<VecDeque<(Key, usize)>>,
     /// The head key of every non-empty lane.
-    heads: DaryHeapOfIndices<usize, (Time, Seq), DENSE_ARITY>,
+    heads: DaryHeapOfIndices<usize, Key, DENSE_ARITY>,
     /// Entries in lanes.
     in_lanes: usize,
 }
@@ -138,7 +139,7 @@ impl<K: Clone> DenseClass<K> {
 
     /// Files `index` (whose event is set by the caller) at `key`: at the back of its lane if it
     /// has one and `key` is not before the lane's last, else in the heap.
-    fn push(&mut self, index: usize, key: (Time, Seq)) {
+    fn push(&mut self, index: usize, key: Key) {
         let lane = self.lane_of[index];
         if lane != NO_LANE {
             let l = lane as usize;
@@ -156,7 +157,7 @@ impl<K: Clone> DenseClass<K> {
     }
 
     /// Where the next event is, and its key.
-    fn head(&self) -> Option<(DenseHead, (Time, Seq))> {
+    fn head(&self) -> Option<(DenseHead, Key)> {
         let heap = self.heap.peek().map(|&(_, key)| (DenseHead::Heap, key));
         let lane = self.heads.peek().map(|&(l, key)| (DenseHead::Lane(l), key));
         match (heap, lane) {
@@ -166,7 +167,7 @@ impl<K: Clone> DenseClass<K> {
     }
 
     /// The index of the next event, and its key.
-    fn peek(&self) -> Option<(usize, (Time, Seq))> {
+    fn peek(&self) -> Option<(usize, Key)> {
         match self.head()? {
             (DenseHead::Heap, key) => self.heap.peek().map(|&(i, _)| (i, key)),
             (DenseHead::Lane(l), key) => self.lanes[l].front().map(|&(_, i)| (i, key)),
@@ -174,7 +175,7 @@ impl<K: Clone> DenseClass<K> {
     }
 
     /// Removes the next event; returns its index and key.
-    fn pop(&mut self) -> Option<(usize, (Time, Seq))> {
+    fn pop(&mut self) -> Option<(usize, Key)> {
         match self.head()? {
             (DenseHead::Heap, _) => self.heap.pop(),
             (DenseHead::Lane(l), _) => {
@@ -200,7 +201,7 @@ impl<K: Clone> DenseClass<K> {
     }
 
     /// The key of scheduled `index`, wherever it is filed.
-    fn key_of(&self, index: usize) -> (Time, Seq) {
+    fn key_of(&self, index: usize) -> Key {
         if let Some(key) = self.heap.key_of(&index) {
             return key;
         }
@@ -209,7 +210,7 @@ impl<K: Clone> DenseClass<K> {
     }
 
     /// Removes scheduled `index` wherever it is filed; returns its key.
-    fn remove(&mut self, index: usize) -> (Time, Seq) {
+    fn remove(&mut self, index: usize) -> Key {
         if self.heap.contains(&index) {
             return self.heap.remove(&index);
         }
@@ -225,9 +226,9 @@ impl<K: Clone> DenseClass<K> {
 
     /// Applies `f` to every key, lane entries moved into the heap (lanes keep key order only
     /// while keys grow with scheduling; [`EventQueue::reverse_ties`] breaks that).
-    fn rekey_into_heap(&mut self, f: impl Fn((Time, Seq)) -> (Time, Seq)) {
+    fn rekey_into_heap(&mut self, f: impl Fn(Key) -> Key) {
         let bound = self.heap.index_bound();
-        let mut entries: Vec<(usize, (Time, Seq))> = self.heap.as_slice().iter().map(|&(i, key)| (i, f(key))).collect();
+        let mut entries: Vec<(usize, Key)> = self.heap.as_slice().iter().map(|&(i, key)| (i, f(key))).collect();
         for lane in &mut self.lanes {
             entries.extend(lane.drain(..).map(|(key, i)| (i, f(key))));
         }
@@ -351,10 +352,10 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         }
     }
 
-    fn stamp(&mut self, t: Time) -> (Time, Seq) {
+    fn stamp(&mut self, t: Time) -> Key {
         let seq = self.next_seq;
         self.next_seq += 1;
-        (t, if self.reversed { Seq::MAX - seq } else { seq })
+        Key::new(t, if self.reversed { Seq::MAX - seq } else { seq })
     }
 
     /// From now on, and for the events already scheduled, equal times pop in the reverse of their
@@ -369,16 +370,16 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         // an event scheduled as `seq` ties as `Seq::MAX − seq`: later ones (and all to come,
         // stamped from `next_seq` on) pop first
         for heap in &mut self.sparse {
-            for (_, Reverse((_, seq))) in heap.iter_mut() {
-                *seq = Seq::MAX - *seq;
+            for (_, Reverse(key)) in heap.iter_mut() {
+                *key = key.with_seq(Seq::MAX - key.seq());
             }
         }
         for heap in &mut self.indexed {
-            heap.rekey(|(t, seq)| (t, Seq::MAX - seq));
+            heap.rekey(|key| key.with_seq(Seq::MAX - key.seq()));
         }
         // ties now pop newest first, which a first-in-first-out lane cannot keep: every lane
         // entry moves to the heap, and later ones only join a lane when their time is later
-        self.dense.rekey_into_heap(|(t, seq)| (t, Seq::MAX - seq));
+        self.dense.rekey_into_heap(|key| key.with_seq(Seq::MAX - key.seq()));
     }
 
     /// Files dense index `index` in lane `lane` (a small number) from its next scheduling on (if
@@ -496,7 +497,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 None => self.schedule(event, t),
             },
             Filing::Sparse(class) => {
-                if self.sparse[class].get_priority(&event).is_some_and(|&Reverse((due, _))| due <= t) {
+                if self.sparse[class].get_priority(&event).is_some_and(|&Reverse(key)| key.time() <= t) {
                     return Ok(());
                 }
                 let key = self.stamp(t);
@@ -505,7 +506,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
             }
             Filing::Indexed(class, i) => {
                 match self.indexed[class].key_of(i) {
-                    Some((due, _)) if due <= t => {}
+                    Some(key) if key.time() <= t => {}
                     Some(_) => {
                         let key = self.stamp(t);
                         self.indexed[class].update(i, key);
@@ -525,7 +526,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     /// byte, and its heap and position words; per indexed entry its 20 bytes, and 4 per handle.
     pub fn sparse_and_indexed_heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let entry = size_of::<K>() + size_of::<Reverse<(Time, Seq)>>() + 4 * size_of::<usize>() + 1;
+        let entry = size_of::<K>() + size_of::<Reverse<Key>>() + 4 * size_of::<usize>() + 1;
         self.sparse.iter().map(|class| class.capacity() * entry).sum::<usize>()
             + self.indexed.iter().map(IndexedHeap::heap_bytes).sum::<usize>()
     }
@@ -533,9 +534,9 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     /// The time `event` is scheduled at, or `None` if it is not scheduled.
     pub fn scheduled_at(&self, event: &K) -> Option<Time> {
         match (self.file)(event) {
-            Filing::Dense(i) => self.dense.contains(i).then(|| self.dense.key_of(i).0),
-            Filing::Sparse(class) => self.sparse[class].get_priority(event).map(|&Reverse((t, _))| t),
-            Filing::Indexed(class, i) => self.indexed[class].key_of(i).map(|(t, _)| t),
+            Filing::Dense(i) => self.dense.contains(i).then(|| self.dense.key_of(i).time()),
+            Filing::Sparse(class) => self.sparse[class].get_priority(event).map(|&Reverse(key)| key.time()),
+            Filing::Indexed(class, i) => self.indexed[class].key_of(i).map(Key::time),
         }
     }
 
@@ -548,10 +549,10 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
                 }
                 debug_assert!(self.dense.events[i].as_ref() == Some(event), "two events filed under index {i}");
                 self.dense.events[i] = None;
-                Some(self.dense.remove(i).0)
+                Some(self.dense.remove(i).time())
             }
-            Filing::Sparse(class) => self.sparse[class].remove(event).map(|(_, Reverse((t, _)))| t),
-            Filing::Indexed(class, i) => self.indexed[class].remove(i).map(|(t, _)| t),
+            Filing::Sparse(class) => self.sparse[class].remove(event).map(|(_, Reverse(key))| key.time()),
+            Filing::Indexed(class, i) => self.indexed[class].remove(i).map(Key::time),
         }
     }
 
@@ -561,15 +562,15 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         let mut entries: Vec<(K, Time, Seq)> = Vec::with_capacity(self.len());
         let dense = &self.dense;
         let event = |i: usize| dense.events[i].clone().expect("a scheduled dense index has its event");
-        entries.extend(dense.heap.as_slice().iter().map(|&(i, (t, seq))| (event(i), t, seq)));
+        entries.extend(dense.heap.as_slice().iter().map(|&(i, key)| (event(i), key.time(), key.seq())));
         for lane in &dense.lanes {
-            entries.extend(lane.iter().map(|&((t, seq), i)| (event(i), t, seq)));
+            entries.extend(lane.iter().map(|&(key, i)| (event(i), key.time(), key.seq())));
         }
         for heap in &self.sparse {
-            entries.extend(heap.iter().map(|(k, &Reverse((t, seq)))| (k.clone(), t, seq)));
+            entries.extend(heap.iter().map(|(k, &Reverse(key))| (k.clone(), key.time(), key.seq())));
         }
         for (class, heap) in self.indexed.iter().enumerate() {
-            entries.extend(heap.entries().map(|(i, (t, seq))| ((self.unfile)(class, i), t, seq)));
+            entries.extend(heap.entries().map(|(i, key)| ((self.unfile)(class, i), key.time(), key.seq())));
         }
         entries.sort_unstable_by_key(|e| (e.1, e.2));
         QueueSnapshot { entries, next_seq: self.next_seq, now: self.now, reversed: self.reversed }
@@ -593,13 +594,13 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
             match (self.file)(&event) {
                 Filing::Dense(i) => {
                     self.dense.make_room(i);
-                    self.dense.push(i, (t, seq));
+                    self.dense.push(i, Key::new(t, seq));
                     self.dense.events[i] = Some(event);
                 }
                 Filing::Sparse(class) => {
-                    self.sparse[class].push(event, Reverse((t, seq)));
+                    self.sparse[class].push(event, Reverse(Key::new(t, seq)));
                 }
-                Filing::Indexed(class, i) => self.indexed[class].push(i, (t, seq)),
+                Filing::Indexed(class, i) => self.indexed[class].push(i, Key::new(t, seq)),
             }
         }
         self.next_seq = next_seq;
@@ -609,8 +610,8 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     }
 
     /// The class whose head pops next, and its key.
-    fn first(&self) -> Option<(Head, (Time, Seq))> {
-        let mut best: Option<(Head, (Time, Seq))> = self.dense.head().map(|(_, key)| (Head::Dense, key));
+    fn first(&self) -> Option<(Head, Key)> {
+        let mut best: Option<(Head, Key)> = self.dense.head().map(|(_, key)| (Head::Dense, key));
         for (class, heap) in self.sparse.iter().enumerate() {
             if let Some((_, &Reverse(key))) = heap.peek() {
                 if best.is_none_or(|(_, b)| key < b) {
@@ -632,11 +633,11 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     pub fn peek(&self) -> Option<(K, Time)> {
         match self.first()?.0 {
             Head::Dense => {
-                let (i, (t, _)) = self.dense.peek()?;
-                self.dense.events[i].clone().map(|k| (k, t))
+                let (i, key) = self.dense.peek()?;
+                self.dense.events[i].clone().map(|k| (k, key.time()))
             }
-            Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse((t, _)))| (k.clone(), *t)),
-            Head::Indexed(class) => self.indexed[class].peek().map(|(i, (t, _))| ((self.unfile)(class, i), t)),
+            Head::Sparse(class) => self.sparse[class].peek().map(|(k, Reverse(key))| (k.clone(), key.time())),
+            Head::Indexed(class) => self.indexed[class].peek().map(|(i, key)| ((self.unfile)(class, i), key.time())),
         }
     }
 
@@ -649,24 +650,24 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     /// [`EventQueue::pop`] if the earliest event is at or before `t` (s), else `None` and nothing
     /// changes: a peek and a pop for the price of one look at the classes' heads.
     pub fn pop_no_later(&mut self, t: f64) -> Option<(K, Time)> {
-        let (head, (at, _)) = self.first()?;
-        (at.seconds() <= t).then(|| self.pop_head(head)).flatten()
+        let (head, key) = self.first()?;
+        (key.time().seconds() <= t).then(|| self.pop_head(head)).flatten()
     }
 
     /// Removes the event at the head of `head`'s class.
     fn pop_head(&mut self, head: Head) -> Option<(K, Time)> {
         let (k, t) = match head {
             Head::Dense => {
-                let (i, (t, _)) = self.dense.pop()?;
-                (self.dense.events[i].take()?, t)
+                let (i, key) = self.dense.pop()?;
+                (self.dense.events[i].take()?, key.time())
             }
             Head::Sparse(class) => {
-                let (k, Reverse((t, _))) = self.sparse[class].pop()?;
-                (k, t)
+                let (k, Reverse(key)) = self.sparse[class].pop()?;
+                (k, key.time())
             }
             Head::Indexed(class) => {
-                let (i, (t, _)) = self.indexed[class].pop()?;
-                ((self.unfile)(class, i), t)
+                let (i, key) = self.indexed[class].pop()?;
+                ((self.unfile)(class, i), key.time())
             }
         };
         self.now = t;
