@@ -16,7 +16,8 @@ use std::collections::HashMap;
 /// keys chosen to collide is not needed for a simulation's own cell and pair indices.
 pub type FixedHashMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
-/// Integer coordinates of a cell: the cell `[i·c, (i + 1)·c)` on each axis for cell size c.
+/// Integer coordinates of a cell: the cell `[i·c, (i + 1)·c)` on each axis for cell size c (its
+/// bounds up to the round-off of x·(1/c): see [`HashGrid::cover`]).
 pub type Cell = [i32; 3];
 
 /// An inclusive box of cells, `lo ..= hi` on each axis.
@@ -81,21 +82,23 @@ impl HashGrid {
         self.cells.len()
     }
 
-    /// The cell holding coordinate `x` on one axis (clamped to the representable range): the
-    /// floor of x / c, taken by truncating and stepping down where truncation rounded up (the
-    /// same integer as `floor`, which the baseline x86-64 target calls out to libm for).
-    fn index(&self, x: Real) -> i32 {
-        let q = (x / self.cell_size).clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0);
+    /// The cell holding coordinate `x` on one axis, given `inverse` = 1/c (clamped to the
+    /// representable range): the floor of x·(1/c), taken by truncating and stepping down where
+    /// truncation rounded up (the same integer as `floor`, which the baseline x86-64 target calls
+    /// out to libm for).
+    fn index(x: Real, inverse: Real) -> i32 {
+        let q = (x * inverse).clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0);
         let truncated = q as i32;
         truncated - i32::from(Real::from(truncated) > q)
     }
 
-    /// The box of cells that covers the axis-aligned box `lo ..= hi`.
+    /// The box of cells that covers the axis-aligned box `lo ..= hi`: each coordinate is
+    /// multiplied by one reciprocal of the cell size rather than divided six times. The map from
+    /// coordinate to cell is monotone, so two boxes that overlap still share a cell.
     pub fn cover(&self, lo: &Vec3, hi: &Vec3) -> CellBox {
-        CellBox {
-            lo: [self.index(lo.x), self.index(lo.y), self.index(lo.z)],
-            hi: [self.index(hi.x), self.index(hi.y), self.index(hi.z)],
-        }
+        let inverse = 1.0 / self.cell_size;
+        let index = |x| Self::index(x, inverse);
+        CellBox { lo: [index(lo.x), index(lo.y), index(lo.z)], hi: [index(hi.x), index(hi.y), index(hi.z)] }
     }
 
     /// The region of space a cell box covers: `(lo, hi)` corners, m.
@@ -156,14 +159,14 @@ mod tests {
     }
 
     #[test]
-    fn a_cell_index_is_the_floor_of_the_coordinate_over_the_cell_size() {
-        let grid = HashGrid::new(0.25);
-        let by_floor = |x: Real| (x / 0.25).floor().clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0) as i32;
+    fn a_cell_index_is_the_floor_of_the_coordinate_times_the_inverse_cell_size() {
+        let inverse = 1.0 / 0.3;
+        let by_floor = |x: Real| (x * inverse).floor().clamp(i32::MIN as Real + 1.0, i32::MAX as Real - 1.0) as i32;
         let mut xs = vec![0.0, -0.0, 0.25, -0.25, 0.2499999999999, -0.2500000001, 1e-300, -1e-300, 1e12, -1e12, 1e300];
         xs.extend([-1e300, Real::INFINITY, Real::NEG_INFINITY, Real::NAN, 536870911.75, -536870912.0]);
         xs.extend((-2000..2000).map(|k| k as Real * 0.0371));
         for x in xs {
-            assert_eq!(grid.index(x), by_floor(x), "x = {x}");
+            assert_eq!(HashGrid::index(x, inverse), by_floor(x), "x = {x}");
         }
     }
 

@@ -166,8 +166,12 @@ impl KineticGrid {
         for &i in mine {
             let p = primitives.get(i);
             let new_anchors = grid.anchored(p);
-            let old_anchors =
-                p.vertices().iter().zip(&new_anchors).map(|(&w, &x)| if w == u { old_anchor } else { x }).collect();
+            let mut old_anchors = new_anchors;
+            for (x, &w) in old_anchors.iter_mut().zip(p.vertices()) {
+                if w == u {
+                    *x = old_anchor;
+                }
+            }
             let (old_fat, old_cells) = (grid.fat[i as usize], grid.cells(i));
             grid.fat[i as usize] = store_box(&grid.fat_box(p, &new_anchors));
             let (new_fat, new_cells) = (grid.fat[i as usize], grid.cells(i));
@@ -218,7 +222,7 @@ impl KineticGrid {
                 return;
             }
             // q's anchors, taken once a moved primitive's box meets q's
-            let mut xq: SmallVec<[Vec3; 3]> = SmallVec::new();
+            let mut xq: Option<Anchors> = None;
             let (first, second): (&[Moved], &[Moved]) = match q.shape {
                 Shape::Triangle => (points, &[]),
                 Shape::Segment => (segments, &[]),
@@ -236,10 +240,8 @@ impl KineticGrid {
                 if !p.shape.pairs_with(q.shape) || p.vertices().iter().any(|w| q.vertices().contains(w)) {
                     continue;
                 }
-                if xq.is_empty() {
-                    xq.extend(q.vertices().iter().map(|w| anchors[w.index()]));
-                }
-                let gap_now = if now_box { anchored_gap(p, &m.new_anchors, q, &xq) } else { None };
+                let xq = xq.get_or_insert_with(|| anchors_of(anchors, q));
+                let gap_now = if now_box { anchored_gap(p, &m.new_anchors, q, xq) } else { None };
                 let now = gap_now.is_some_and(|g| g < bound);
                 // moving one vertex by `shift` moves every point of `p` by at most that: the gap
                 // before is within `shift` of the gap now, and needs computing only near the bound
@@ -247,7 +249,7 @@ impl KineticGrid {
                     && match gap_now {
                         Some(g) if g < bound - shift - leeway => true,
                         Some(g) if g >= bound + shift + leeway => false,
-                        _ => anchored_gap(p, &m.old_anchors, q, &xq).is_some_and(|g| g < bound),
+                        _ => anchored_gap(p, &m.old_anchors, q, xq).is_some_and(|g| g < bound),
                     };
                 if now && !before {
                     gained.push((m.i.min(j), m.i.max(j)));
@@ -327,12 +329,22 @@ fn shape_rank(shape: Shape) -> u8 {
     }
 }
 
+/// A primitive's vertices' anchors in its vertex order, padded with the last one to three (a
+/// fixed array: re-covers take a dozen of them per event, without a small vector's bookkeeping).
+type Anchors = [Vec3; 3];
+
+/// Primitive `p`'s anchors from the table of every vertex's, `anchors`.
+fn anchors_of(anchors: &[Vec3], p: &Primitive) -> Anchors {
+    let vertices = p.vertices();
+    std::array::from_fn(|k| anchors[vertices[k.min(vertices.len() - 1)].index()])
+}
+
 /// A primitive re-covered when one of its vertices was re-anchored: its anchors, fat box and
 /// cells before and after.
 struct Moved {
     i: u32,
-    old_anchors: SmallVec<[Vec3; 3]>,
-    new_anchors: SmallVec<[Vec3; 3]>,
+    old_anchors: Anchors,
+    new_anchors: Anchors,
     old_fat: StoredBox,
     new_fat: StoredBox,
     old_cells: CellBox,
@@ -370,8 +382,8 @@ impl KineticGrid {
     }
 
     /// The anchors of primitive `p`'s vertices, in its vertex order.
-    fn anchored(&self, p: &Primitive) -> SmallVec<[Vec3; 3]> {
-        p.vertices().iter().map(|u| self.anchors[u.index()]).collect()
+    fn anchored(&self, p: &Primitive) -> Anchors {
+        anchors_of(&self.anchors, p)
     }
 
     /// The cells primitive `i`'s fat box touches: where it is listed.
