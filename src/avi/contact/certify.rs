@@ -5,7 +5,7 @@
 //! supports. Where no slab is profitable, layers are switched on (`layers.rs`).
 
 use super::manager::ContactManager;
-use super::pair::{Guard, PairKind, Proximity};
+use super::pair::{Between, Guard, PairKind, Proximity};
 use super::schedule::Schedule;
 use super::settings::ContactVariant;
 use super::tube::{tubes_at, vertex_tube};
@@ -343,11 +343,11 @@ impl ContactManager {
             // the pairs u's stencil is in: its primitives' pairs, then its length constraints
             // (re-certifying adds and removes no pair, so the lists hold still)
             let after = self.reference_velocity[u.index()];
-            for n in 0..self.broad.primitives().of_vertex(u).len() {
-                let p = self.broad.primitives().of_vertex(u)[n] as usize;
-                for m in 0..self.partners[p].len() {
-                    let k = self.partners[p][m];
-                    if self.slab_holds_through_the_kick(k, stamp, (u, &before, &after), t, model) {
+            let mine: SmallVec<[u32; 16]> = SmallVec::from_slice(self.broad.primitives().of_vertex(u));
+            for p in mine {
+                for m in 0..self.partners[p as usize].len() {
+                    let k = self.partners[p as usize][m];
+                    if self.slab_holds_through_the_kick(k, p, stamp, (u, &before, &after), t, model) {
                         self.counters.slab_keeps += 1;
                         continue;
                     }
@@ -366,9 +366,9 @@ impl ContactManager {
         Ok(())
     }
 
-    /// True if pair `k`'s slab certificate stays valid as it is after vertex `u`'s tube was
-    /// re-centred from reference velocity `before` to `after` at `t` (and this kick, `stamp`, has
-    /// not re-based it already). The slab fails when a side's tube reaches its plane (ACM §5.1), so
+    /// True if pair `k`'s slab certificate stays valid as it is after vertex `u` (of the pair's
+    /// primitive `p`) had its tube re-centred from reference velocity `before` to `after` at `t`
+    /// (and this kick, `stamp`, has not re-based it already). The slab fails when a side's tube reaches its plane (ACM §5.1), so
     /// the queued failure time stays a safe (early) one, and re-basing would only find the slab
     /// anew, in either of two cases:
     /// - `u` is no faster toward the plane on its side than the tube the failure time was
@@ -379,6 +379,7 @@ impl ContactManager {
     fn slab_holds_through_the_kick(
         &self,
         k: PairId,
+        p: u32,
         stamp: u16,
         (u, before, after): (VertexId, &Vec3, &Vec3),
         t: Time,
@@ -388,13 +389,14 @@ impl ContactManager {
         if pair.guard != Guard::Slab || pair.stamp == stamp {
             return false;
         }
-        let kind = self.kind_of(pair);
-        let Some(at) = kind.vertices().iter().position(|&w| w == u) else {
+        // the first primitive is the low side (`PairKind::of_shapes`); `u` is in `p` and, since a
+        // pair's primitives share no vertex, in no other
+        let Between::Primitives(low, _) = pair.between.get() else {
             return false;
         };
         let normal = pair.direction.normal();
         // the low side fails moving along the normal, the high side against it
-        let (side, along) = if at < kind.low_count() { (SlabSide::Low, normal) } else { (SlabSide::High, -normal) };
+        let (side, along) = if p == low { (SlabSide::Low, normal) } else { (SlabSide::High, -normal) };
         if along.dot(after) <= along.dot(before) {
             return true;
         }
