@@ -5,10 +5,11 @@
 //!
 //! - The **dense class** holds a closed set of frequent events, each filed under its own small
 //!   index: the AVI engine's force ticks and frames, a few hundred thousand that fire millions of
-//!   times. It is a 4-ary heap with a position per index (`orx-priority-queue`'s
-//!   `DaryHeapOfIndices`): no hashing, and the `(Time, Seq)` keys sit in the heap itself, so a sift
-//!   compares neighbours in memory instead of chasing an index map (1.7–2.8× cheaper per pop and push
-//!   than the sparse heap, the more so the larger the queue; `docs/performance.md`).
+//!   times. It is a 4-ary heap with a position per index (the indexed classes' heap, below; it
+//!   replaced `orx-priority-queue`'s `DaryHeapOfIndices` at no cost in speed): no hashing, and the
+//!   keys sit in the heap itself, so a sift compares neighbours in memory instead of chasing an
+//!   index map (1.7–2.8× cheaper per pop and push than the sparse heap, the more so the larger the
+//!   queue; `docs/performance.md`).
 //!   Indexes may be put in *lanes* ([`EventQueue::assign_lane`]): first-in-first-out runs for
 //!   events that recur with one common period, such as the force ticks of like elements on the
 //!   period ladder. An event scheduled no earlier than the last one in its lane joins the lane's
@@ -17,18 +18,21 @@
 //!   order falls back to the heap, so the pop order never depends on lanes.
 //! - **Indexed classes** hold events that come and go by the hundred thousand and mostly wait, each
 //!   under a small `u32` handle of its class (the AVI engine's slab certificates and first-layer
-//!   ticks by pair, broad-phase certificates by vertex or k-DOP record): a compact 4-ary heap with
+//!   ticks by pair, broad-phase certificates by vertex or k-DOP record, layers 2–5 by pair and
+//!   layer): a compact 4-ary heap with
 //!   a 4-byte position per handle, which keeps no event but rebuilds it from class and handle
 //!   ([`EventQueue::with_indexed_classes`]); 20 bytes per entry and 4 per handle, against the
 //!   sparse class's 65 per entry.
-//! - **Sparse classes** hold events without such an index (the deeper contact layers, keyed by
-//!   pair and layer): a binary heap with a hashed index map (`priority-queue`).
+//! - **Sparse classes** hold events without such an index (the deepest contact layers, keyed by
+//!   pair and layer, and phantom steps): a binary heap with a hashed index map (`priority-queue`).
+//!
+//! Keys are packed into one integer that orders as `(Time, Seq)` ([`Key`]), so every comparison
+//! in a sift or between class heads is one integer comparison.
 
 use super::indexed_heap::IndexedHeap;
 use super::key::Key;
 pub use crate::error::QueueError;
 use crate::math::Time;
-use orx_priority_queue::{DaryHeapOfIndices, PriorityQueue as _, PriorityQueueDecKey as _};
 use priority_queue::PriorityQueue;
 use rustc_hash::FxBuildHasher;
 use std::cmp::Reverse;
@@ -40,10 +44,6 @@ use std::hash::Hash;
 pub type Seq = u64;
 
 type SparseHeap<K> = PriorityQueue<K, Reverse<Key>, FxBuildHasher>;
-
-/// Children per node of the dense heap: four halves the depth of a binary heap and reads the
-/// children's keys from adjacent memory.
-const DENSE_ARITY: usize = 4;
 
 /// Where an event is filed ([`EventQueue::with_classes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,15 +67,16 @@ const NO_LANE: u32 = u32::MAX;
 /// The dense class: a heap of indexes, first-in-first-out lanes, and the event filed under each
 /// index.
 struct DenseClass<K> {
-    heap: DaryHeapOfIndices<usize, Key, DENSE_ARITY>,
+    /// The indexes outside lanes, by key.
+    heap: IndexedHeap,
     /// The event scheduled under each index, `None` where nothing is.
     events: Vec<Option<K>>,
     /// The lane of each index, [`NO_LANE`] if none.
     lane_of: Vec<u32>,
     /// Each lane's entries (key, index), in key order.
     lanes: Vec<VecDeque<(Key, usize)>>,
-    /// The head key of every non-empty lane.
-    heads: DaryHeapOfIndices<usize, Key, DENSE_ARITY>,
+    /// The head key of every non-empty lane, filed under the lane's number.
+    heads: IndexedHeap,
     /// Entries in lanes.
     in_lanes: usize,
 }
@@ -90,25 +91,24 @@ enum DenseHead {
 impl<K: Clone> DenseClass<K> {
     fn with_index_bound(bound: usize) -> Self {
         DenseClass {
-            heap: DaryHeapOfIndices::with_index_bound(bound),
+            heap: IndexedHeap::default(),
             events: vec![None; bound],
             lane_of: vec![NO_LANE; bound],
             lanes: Vec::new(),
-            heads: DaryHeapOfIndices::with_index_bound(0),
+            heads: IndexedHeap::default(),
             in_lanes: 0,
         }
     }
 
-    /// Makes room for `index`: the position table is rebuilt at twice the size (or more), which
-    /// keeps every scheduled event and its key.
+    /// Makes room for `index` (below `u32::MAX`, the heap's reserved index): the tables grow to
+    /// at least twice their size, keeping every scheduled event and its key.
     fn make_room(&mut self, index: usize) {
-        let bound = self.heap.index_bound();
+        let bound = self.events.len();
         if index < bound {
             return;
         }
+        assert!(index < u32::MAX as usize, "dense index {index} is out of range");
         let bound = index.saturating_add(1).max(bound.saturating_mul(2));
-        let entries = self.heap.as_slice().to_vec();
-        self.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
         self.events.resize(bound, None);
         self.lane_of.resize(bound, NO_LANE);
     }
@@ -124,16 +124,14 @@ impl<K: Clone> DenseClass<K> {
     /// Puts `index` in lane `lane` from its next scheduling on.
     fn assign_lane(&mut self, index: usize, lane: u32) {
         self.make_room(index);
-        if self.contains(index) && !self.heap.contains(&index) {
+        if self.contains(index) && self.heap.key_of(index as u32).is_none() {
             // scheduled in its old lane: it waits in the heap instead
             let key = self.remove(index);
-            self.heap.push(index, key);
+            self.heap.push(index as u32, key);
         }
         self.lane_of[index] = lane;
         if self.lanes.len() <= lane as usize {
             self.lanes.resize_with(lane as usize + 1, VecDeque::new);
-            let entries = self.heads.as_slice().to_vec();
-            self.heads = DaryHeapOfIndices::from_iter_with_index_bound(self.lanes.len(), entries);
         }
     }
 
@@ -142,24 +140,23 @@ impl<K: Clone> DenseClass<K> {
     fn push(&mut self, index: usize, key: Key) {
         let lane = self.lane_of[index];
         if lane != NO_LANE {
-            let l = lane as usize;
-            let queue = &mut self.lanes[l];
+            let queue = &mut self.lanes[lane as usize];
             if queue.back().is_none_or(|&(last, _)| last <= key) {
                 queue.push_back((key, index));
                 self.in_lanes += 1;
                 if queue.len() == 1 {
-                    self.heads.push(l, key);
+                    self.heads.push(lane, key);
                 }
                 return;
             }
         }
-        self.heap.push(index, key);
+        self.heap.push(index as u32, key);
     }
 
     /// Where the next event is, and its key.
     fn head(&self) -> Option<(DenseHead, Key)> {
-        let heap = self.heap.peek().map(|&(_, key)| (DenseHead::Heap, key));
-        let lane = self.heads.peek().map(|&(l, key)| (DenseHead::Lane(l), key));
+        let heap = self.heap.peek().map(|(_, key)| (DenseHead::Heap, key));
+        let lane = self.heads.peek().map(|(l, key)| (DenseHead::Lane(l as usize), key));
         match (heap, lane) {
             (Some(h), Some(l)) => Some(if l.1 < h.1 { l } else { h }),
             (h, l) => h.or(l),
@@ -169,7 +166,7 @@ impl<K: Clone> DenseClass<K> {
     /// The index of the next event, and its key.
     fn peek(&self) -> Option<(usize, Key)> {
         match self.head()? {
-            (DenseHead::Heap, key) => self.heap.peek().map(|&(i, _)| (i, key)),
+            (DenseHead::Heap, key) => self.heap.peek().map(|(i, _)| (i as usize, key)),
             (DenseHead::Lane(l), key) => self.lanes[l].front().map(|&(_, i)| (i, key)),
         }
     }
@@ -177,7 +174,7 @@ impl<K: Clone> DenseClass<K> {
     /// Removes the next event; returns its index and key.
     fn pop(&mut self) -> Option<(usize, Key)> {
         match self.head()? {
-            (DenseHead::Heap, _) => self.heap.pop(),
+            (DenseHead::Heap, _) => self.heap.pop().map(|(i, key)| (i as usize, key)),
             (DenseHead::Lane(l), _) => {
                 let (key, i) = self.lanes[l].pop_front()?;
                 self.in_lanes -= 1;
@@ -189,20 +186,20 @@ impl<K: Clone> DenseClass<K> {
 
     /// Updates lane `l`'s entry in the heap of heads after its front changed.
     fn refresh_head(&mut self, l: usize) {
-        match self.lanes[l].front() {
-            Some(&(key, _)) => {
-                self.heads.update_key(&l, key);
+        let lane = l as u32;
+        match (self.lanes[l].front(), self.heads.key_of(lane).is_some()) {
+            (Some(&(key, _)), true) => self.heads.update(lane, key),
+            (Some(&(key, _)), false) => self.heads.push(lane, key),
+            (None, true) => {
+                self.heads.remove(lane);
             }
-            None if self.heads.contains(&l) => {
-                self.heads.remove(&l);
-            }
-            None => {}
+            (None, false) => {}
         }
     }
 
     /// The key of scheduled `index`, wherever it is filed.
     fn key_of(&self, index: usize) -> Key {
-        if let Some(key) = self.heap.key_of(&index) {
+        if let Some(key) = self.heap.key_of(index as u32) {
             return key;
         }
         let l = self.lane_of[index] as usize;
@@ -211,8 +208,8 @@ impl<K: Clone> DenseClass<K> {
 
     /// Removes scheduled `index` wherever it is filed; returns its key.
     fn remove(&mut self, index: usize) -> Key {
-        if self.heap.contains(&index) {
-            return self.heap.remove(&index);
+        if let Some(key) = self.heap.remove(index as u32) {
+            return key;
         }
         let l = self.lane_of[index] as usize;
         let at = self.lanes[l].iter().position(|&(_, i)| i == index).expect("a scheduled index is in its lane");
@@ -227,14 +224,14 @@ impl<K: Clone> DenseClass<K> {
     /// Applies `f` to every key, lane entries moved into the heap (lanes keep key order only
     /// while keys grow with scheduling; [`EventQueue::reverse_ties`] breaks that).
     fn rekey_into_heap(&mut self, f: impl Fn(Key) -> Key) {
-        let bound = self.heap.index_bound();
-        let mut entries: Vec<(usize, Key)> = self.heap.as_slice().iter().map(|&(i, key)| (i, f(key))).collect();
+        self.heap.rekey(&f);
         for lane in &mut self.lanes {
-            entries.extend(lane.drain(..).map(|(key, i)| (i, f(key))));
+            for (key, i) in lane.drain(..) {
+                self.heap.push(i as u32, f(key));
+            }
         }
         self.in_lanes = 0;
-        self.heads.clear();
-        self.heap = DaryHeapOfIndices::from_iter_with_index_bound(bound, entries);
+        self.heads = IndexedHeap::default();
     }
 }
 
@@ -562,7 +559,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
         let mut entries: Vec<(K, Time, Seq)> = Vec::with_capacity(self.len());
         let dense = &self.dense;
         let event = |i: usize| dense.events[i].clone().expect("a scheduled dense index has its event");
-        entries.extend(dense.heap.as_slice().iter().map(|&(i, key)| (event(i), key.time(), key.seq())));
+        entries.extend(dense.heap.entries().map(|(i, key)| (event(i as usize), key.time(), key.seq())));
         for lane in &dense.lanes {
             entries.extend(lane.iter().map(|&(key, i)| (event(i), key.time(), key.seq())));
         }
