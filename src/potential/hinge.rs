@@ -207,27 +207,47 @@ impl Hinge {
 
 /// θ = atan2(ê·(n₂ × n₁), n₁·n₂), generic over the AD scalar.
 pub(crate) fn angle_generic<T: AdScalar>(x: &[Vector3<T>]) -> T {
-    let e = x[1] - x[0];
-    let n1 = e.cross(&(x[2] - x[0]));
-    let n2 = (x[3] - x[1]).cross(&e);
+    angle_of(&Wings::of(x))
+}
+
+/// A hinge's edge e = x₁ − x₀ and its wings' unnormalised normals n₁ = e × (x₂ − x₀) and
+/// n₂ = (x₃ − x₁) × e, from which its angle, the angle's gradient and the crush test are all
+/// taken (found once per tick).
+struct Wings<T: AdScalar> {
+    e: Vector3<T>,
+    n1: Vector3<T>,
+    n2: Vector3<T>,
+}
+
+impl<T: AdScalar> Wings<T> {
+    fn of(x: &[Vector3<T>]) -> Self {
+        let e = x[1] - x[0];
+        Wings { n1: e.cross(&(x[2] - x[0])), n2: (x[3] - x[1]).cross(&e), e }
+    }
+}
+
+/// The dihedral angle θ of `wings`.
+fn angle_of<T: AdScalar>(Wings { e, n1, n2 }: &Wings<T>) -> T {
     // atan2(ê·(n₂×n₁), n₁·n₂) = atan2(e·(n₂×n₁), ‖e‖ n₁·n₂): both arguments scaled by ‖e‖ > 0.
-    let sin = n2.cross(&n1).dot(&e);
-    let cos = n1.dot(&n2) * e.dot(&e).sqrt();
+    let sin = n2.cross(n1).dot(e);
+    let cos = n1.dot(n2) * e.dot(e).sqrt();
     super::ad::atan2(sin, cos)
 }
 
 /// ∂θ/∂x in closed form; no allocation.
 fn angle_gradient(x: &[Vec3], grad: &mut [Vec3]) {
-    let e = x[1] - x[0];
+    angle_gradient_of(x, &Wings::of(x), grad);
+}
+
+/// ∂θ/∂x at `x`, whose wings are `wings`.
+fn angle_gradient_of(x: &[Vec3], Wings { e, n1, n2 }: &Wings<Real>, grad: &mut [Vec3]) {
     let l2 = e.norm_squared();
     let l = l2.sqrt();
-    let n1 = e.cross(&(x[2] - x[0]));
-    let n2 = (x[3] - x[1]).cross(&e);
     let g2 = n1 * (l / n1.norm_squared());
     let g3 = n2 * (l / n2.norm_squared());
     // Positions of the opposite vertices along the edge, as fractions of it (0 at x₀, 1 at x₁).
-    let t2 = (x[2] - x[0]).dot(&e) / l2;
-    let t3 = (x[3] - x[0]).dot(&e) / l2;
+    let t2 = (x[2] - x[0]).dot(e) / l2;
+    let t3 = (x[3] - x[0]).dot(e) / l2;
     grad[0] = -(g2 * (1.0 - t2) + g3 * (1.0 - t3));
     grad[1] = -(g2 * t2 + g3 * t3);
     grad[2] = g2;
@@ -248,13 +268,12 @@ impl Potential for Hinge {
     }
 
     fn gradient(&self, x: &[Vec3], grad: &mut [Vec3]) {
-        let d = angle_generic(x) - self.rest_angle;
+        let wings = Wings::of(x);
+        let d = angle_of(&wings) - self.rest_angle;
         let d = d - (d / TAU).round() * TAU;
-        angle_gradient(x, grad);
+        angle_gradient_of(x, &wings, grad);
         let w = self.stiffness * self.shape_factor;
-        let e = x[1] - x[0];
-        let crushed =
-            e.cross(&(x[2] - x[0])).norm() < self.knee_norms[0] || (x[3] - x[1]).cross(&e).norm() < self.knee_norms[1];
+        let crushed = wings.n1.norm() < self.knee_norms[0] || wings.n2.norm() < self.knee_norms[1];
         if !crushed {
             // g₁ = g₂ = 1: the discrete-shells hinge
             for g in grad.iter_mut() {
