@@ -368,9 +368,9 @@ impl ContactManager {
 
     /// True if pair `k`'s slab certificate stays valid as it is after vertex `u` (of the pair's
     /// primitive `p`) had its tube re-centred from reference velocity `before` to `after` at `t`
-    /// (and this kick, `stamp`, has not re-based it already). The slab fails when a side's tube reaches its plane (ACM §5.1), so
-    /// the queued failure time stays a safe (early) one, and re-basing would only find the slab
-    /// anew, in either of two cases:
+    /// (and this kick, `stamp`, has not re-based it already). The slab fails when a side's tube
+    /// reaches its plane (ACM §5.1), so the queued failure time stays a safe (early) one, and
+    /// re-basing would only find the slab anew, in either of two cases:
     /// - `u` is no faster toward the plane on its side than the tube the failure time was
     ///   computed with: starting inside the old tube, the new one reaches the plane no sooner (by
     ///   induction also when earlier kicks were let through);
