@@ -458,13 +458,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     pub fn place(&mut self, event: K, t: Time) -> Result<(), QueueError> {
         self.check_not_past(t)?;
         match (self.file)(&event) {
-            Filing::Dense(i) if self.dense.contains(i) => {
-                debug_assert!(self.dense.events[i].as_ref() == Some(&event), "two events filed under index {i}");
-                let key = self.stamp(t);
-                self.dense.remove(i);
-                self.dense.push(i, key);
-                Ok(())
-            }
+            Filing::Dense(i) if self.dense.contains(i) => self.reschedule(&event, t),
             Filing::Dense(_) => self.schedule(event, t),
             Filing::Sparse(class) => {
                 let key = self.stamp(t);

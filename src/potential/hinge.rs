@@ -155,13 +155,12 @@ impl Hinge {
 
     /// E = k (θ − θ̄)² · 3‖ē‖²/(Ā₁ + Ā₂) · g(s₁) g(s₂), the one definition of the energy.
     fn energy_generic<T: AdScalar>(&self, x: &[Vector3<T>]) -> T {
-        let d = angle_generic(x) - self.rest_angle;
+        let wings = Wings::of(x);
+        let d = angle_of(&wings) - self.rest_angle;
         // Wrap across the ±π cut by a constant shift (zero derivative), so a hinge folding
         // through ±π keeps a continuous energy.
         let d = d - (d.re() / TAU).round() * TAU;
-        let e = x[1] - x[0];
-        let n1 = e.cross(&(x[2] - x[0]));
-        let n2 = (x[3] - x[1]).cross(&e);
+        let Wings { n1, n2, .. } = wings;
         let g1 = softening(n1.dot(&n1).sqrt() / self.knee_norms[0]);
         let g2 = softening(n2.dot(&n2).sqrt() / self.knee_norms[1]);
         d * d * g1 * g2 * (self.stiffness * self.shape_factor)
@@ -171,14 +170,13 @@ impl Hinge {
     /// 2w·∇θ∇θᵀ, 2w·Σᵢ‖∇ᵢθ‖²/mᵢ (held vertices, of infinite mass, drop out); `None` elsewhere.
     fn rest_spectral_radius(&self, x: &[Vec3], masses: &[Real]) -> Option<Real> {
         debug_assert_eq!(masses.len(), 4, "a hinge's four masses");
-        let e = x[1] - x[0];
-        let crushed =
-            e.cross(&(x[2] - x[0])).norm() < self.knee_norms[0] || (x[3] - x[1]).cross(&e).norm() < self.knee_norms[1];
-        if angle_generic(x) - self.rest_angle != 0.0 || crushed {
+        let wings = Wings::of(x);
+        let crushed = wings.n1.norm() < self.knee_norms[0] || wings.n2.norm() < self.knee_norms[1];
+        if angle_of(&wings) - self.rest_angle != 0.0 || crushed {
             return None;
         }
         let mut grad = [Vec3::zeros(); 4];
-        angle_gradient(x, &mut grad);
+        angle_gradient_of(x, &wings, &mut grad);
         let weighted: Real =
             grad.iter().zip(masses).filter(|(_, m)| m.is_finite()).map(|(g, m)| g.norm_squared() / m).sum();
         Some(2.0 * self.stiffness * self.shape_factor * weighted)
