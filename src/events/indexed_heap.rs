@@ -102,9 +102,15 @@ impl IndexedHeap {
 
     /// Removes the smallest entry; returns its index and key.
     pub(super) fn pop(&mut self) -> Option<(u32, Key)> {
-        let (index, key) = self.peek()?;
-        self.remove(index);
-        Some((index, key))
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("an entry is in the heap");
+        self.position[top.index as usize] = ABSENT;
+        if !self.heap.is_empty() {
+            // the last entry is no earlier than the top it replaces: it can only sink
+            self.heap[0] = last;
+            self.sift_down(0);
+        }
+        Some((top.index, top.key()))
     }
 
     /// Moves `index` (in the heap) to `key`.
@@ -117,6 +123,14 @@ impl IndexedHeap {
         } else {
             self.sift_down(at);
         }
+    }
+
+    /// Moves the smallest entry (the heap is not empty) to `key`, no smaller than its key: a pop
+    /// and a push of the same index in one sift.
+    pub(super) fn replace_top(&mut self, key: Key) {
+        debug_assert!(self.heap[0].key() <= key, "replace_top only moves the top later");
+        self.heap[0].key = key;
+        self.sift_down(0);
     }
 
     /// Applies `f` to every key and restores the heap order.
@@ -165,12 +179,20 @@ impl IndexedHeap {
             if first >= len {
                 break;
             }
-            let smallest = (first..(first + ARITY).min(len)).min_by_key(|&c| self.heap[c].key()).expect("a child");
-            if entry.key() <= self.heap[smallest].key() {
+            // the children as one slice: one bounds check, then keys read in order
+            let children = &self.heap[first..(first + ARITY).min(len)];
+            let (mut smallest, mut least) = (0, children[0].key());
+            for (c, child) in children.iter().enumerate().skip(1) {
+                if child.key() < least {
+                    (smallest, least) = (c, child.key());
+                }
+            }
+            if entry.key() <= least {
                 break;
             }
-            self.place(at, self.heap[smallest]);
-            at = smallest;
+            let child = first + smallest;
+            self.place(at, self.heap[child]);
+            at = child;
         }
         self.place(at, entry);
     }

@@ -171,14 +171,21 @@ impl<K: Clone> DenseClass<K> {
         }
     }
 
-    /// Removes the next event; returns its index and key.
-    fn pop(&mut self) -> Option<(usize, Key)> {
-        match self.head()? {
-            (DenseHead::Heap, _) => self.heap.pop().map(|(i, key)| (i as usize, key)),
-            (DenseHead::Lane(l), _) => {
+    /// Removes the next event, at `head` (from [`DenseClass::head`], nothing changed since);
+    /// returns its index and key.
+    fn pop_at(&mut self, head: DenseHead) -> Option<(usize, Key)> {
+        match head {
+            DenseHead::Heap => self.heap.pop().map(|(i, key)| (i as usize, key)),
+            DenseHead::Lane(l) => {
                 let (key, i) = self.lanes[l].pop_front()?;
                 self.in_lanes -= 1;
-                self.refresh_head(l);
+                // the lane was the earliest, so its head is the heads' top: replaced in place
+                match self.lanes[l].front() {
+                    Some(&(next, _)) => self.heads.replace_top(next),
+                    None => {
+                        self.heads.pop();
+                    }
+                }
                 Some((i, key))
             }
         }
@@ -252,7 +259,7 @@ pub struct QueueSnapshot<K> {
 /// Which class's head pops next.
 #[derive(Clone, Copy)]
 enum Head {
-    Dense,
+    Dense(DenseHead),
     Sparse(usize),
     Indexed(usize),
 }
@@ -602,7 +609,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
 
     /// The class whose head pops next, and its key.
     fn first(&self) -> Option<(Head, Key)> {
-        let mut best: Option<(Head, Key)> = self.dense.head().map(|(_, key)| (Head::Dense, key));
+        let mut best: Option<(Head, Key)> = self.dense.head().map(|(at, key)| (Head::Dense(at), key));
         for (class, heap) in self.sparse.iter().enumerate() {
             if let Some((_, &Reverse(key))) = heap.peek() {
                 if best.is_none_or(|(_, b)| key < b) {
@@ -623,7 +630,7 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     /// The next event and its time, without removing it.
     pub fn peek(&self) -> Option<(K, Time)> {
         match self.first()?.0 {
-            Head::Dense => {
+            Head::Dense(_) => {
                 let (i, key) = self.dense.peek()?;
                 self.dense.events[i].clone().map(|k| (k, key.time()))
             }
@@ -648,8 +655,8 @@ impl<K: Hash + Eq + Clone> EventQueue<K> {
     /// Removes the event at the head of `head`'s class.
     fn pop_head(&mut self, head: Head) -> Option<(K, Time)> {
         let (k, t) = match head {
-            Head::Dense => {
-                let (i, key) = self.dense.pop()?;
+            Head::Dense(at) => {
+                let (i, key) = self.dense.pop_at(at)?;
                 (self.dense.events[i].take()?, key.time())
             }
             Head::Sparse(class) => {
