@@ -141,12 +141,14 @@ impl Vertices {
     pub fn drift_to(&mut self, i: VertexId, t: Real) {
         let k = i.index();
         debug_assert!(t >= self.t_last[k], "drift backwards in time: vertex {k} from {} to {t}", self.t_last[k]);
-        match self.motions[k] {
-            Motion::FreeUntil(path) if t >= path.start => {
-                // scripted from its start on; then on along the path to t
+        if let Motion::FreeUntil(path) = self.motions[k] {
+            if t >= path.start {
+                // scripted from its start on (the match below then takes it along the path to t);
+                // no recursion, so that the common free case inlines into every caller
                 self.capture(k, path, path.start);
-                return self.drift_to(i, t);
             }
+        }
+        match self.motions[k] {
             Motion::Free | Motion::FreeUntil(_) => {
                 if t > self.t_last[k] {
                     self.arrivals[k] = self.velocities[k];
