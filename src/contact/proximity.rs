@@ -106,8 +106,11 @@ fn gap(a: &Primitive, b: &Primitive, x: &[Vec3]) -> Option<Real> {
     Some(d - a.radius() - b.radius())
 }
 
-/// A primitive whose padded box covers more cells than this is not entered cell by cell: it is
-/// tested against every primitive (a large obstacle triangle under fine meshes, say).
+/// A primitive whose padded box covers more cells than this, or than there are primitives, is not
+/// entered cell by cell: it is tested against every primitive (a large obstacle triangle under
+/// fine meshes, say), which then costs less than scanning its cells. Without the second bound, 400
+/// overlapping spheres 10 m across over a block of 0.1 m tetrahedra each covered 4 000 cells that
+/// all held the other spheres: 640 M candidates, 1.2 s, and a timeout in CI's fuzz run.
 const LARGE_CELLS: u64 = 4096;
 
 /// The closest pair of primitives whose gap is below `thickness` at the model's initial
@@ -147,9 +150,10 @@ pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
     let cell = if median > 0.0 { 2.0 * median } else { 1.0 };
     let mut grid = HashGrid::new(cell);
     let cells: Vec<CellBox> = boxes.iter().map(|(lo, hi)| grid.cover(lo, hi)).collect();
+    let large_cells = LARGE_CELLS.min(prims.len() as u64);
     let mut large = Vec::new();
     for (i, c) in cells.iter().enumerate() {
-        if c.len() > LARGE_CELLS {
+        if c.len() > large_cells {
             large.push(i);
         } else {
             grid.insert(i as u32, c);
@@ -175,7 +179,7 @@ pub fn closest_violation(model: &Model, thickness: Real) -> Option<TooClose> {
         }
     };
     for i in (0..prims.len()).filter(|&i| !held[i]) {
-        if cells[i].len() > LARGE_CELLS {
+        if cells[i].len() > large_cells {
             (0..prims.len()).for_each(|j| consider(i, j, &mut seen));
         } else {
             for c in cells[i].cells() {
@@ -260,25 +264,53 @@ mod tests {
             for v in 0..4 + 13 * 13 {
                 model.vertices.fix(VertexId(v));
             }
-            let prims = primitives(&model);
-            let x: Vec<Vec3> = (0..model.vertices.len()).map(|i| model.vertices.position(VertexId(i as u32))).collect();
-            let held = |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion(v), Motion::Free));
-            let mut every: Option<(Real, Primitive, Primitive)> = None;
-            for i in 0..prims.len() {
-                for j in i + 1..prims.len() {
-                    if held(&prims[i]) && held(&prims[j]) {
-                        continue;
-                    }
-                    if let Some(g) = gap(&prims[i], &prims[j], &x) {
-                        if g < thickness && every.is_none_or(|(best, ..)| g < best) {
-                            every = Some((g, prims[i], prims[j]));
-                        }
-                    }
-                }
-            }
+            let every = closest_of_every_pair(&model, thickness);
             let found = closest_violation(&model, thickness).map(|v| (v.gap, v.a, v.b));
             assert_eq!(found, every, "case {case}");
             assert!(case < 2 || every.is_some(), "case {case}: the sheets come within the thickness");
         }
+    }
+
+    /// What `closest_violation` must find, by testing every pair with a free primitive: the
+    /// closest below `thickness`, of equal gaps the first in `primitives`' order.
+    fn closest_of_every_pair(model: &Model, thickness: Real) -> Option<(Real, Primitive, Primitive)> {
+        let prims = primitives(model);
+        let x: Vec<Vec3> = (0..model.vertices.len()).map(|i| model.vertices.position(VertexId(i as u32))).collect();
+        let held = |p: &Primitive| p.vertices().iter().all(|&v| !matches!(model.vertices.motion(v), Motion::Free));
+        let mut every: Option<(Real, Primitive, Primitive)> = None;
+        for i in 0..prims.len() {
+            for j in i + 1..prims.len() {
+                if held(&prims[i]) && held(&prims[j]) {
+                    continue;
+                }
+                if let Some(g) = gap(&prims[i], &prims[j], &x) {
+                    if g < thickness && every.is_none_or(|(best, ..)| g < best) {
+                        every = Some((g, prims[i], prims[j]));
+                    }
+                }
+            }
+        }
+        every
+    }
+
+    /// Spheres far larger than the mesh's cells, all overlapping (a fuzzed scene's start: 400 of
+    /// them, 10 m across, over a block of 0.1 m tetrahedra, timed out CI's fuzz run while their
+    /// boxes were listed cell by cell) are tested against every primitive instead, and the pair
+    /// found is the one testing every pair finds. Here each sphere's box covers up to 1 331 cells:
+    /// fewer than `LARGE_CELLS`, more than the 563 primitives.
+    #[test]
+    fn spheres_larger_than_the_cells_are_tested_against_every_primitive() {
+        let mut model = Model::new();
+        sheet_of(&mut model, 1.0, 10, Vec3::zeros());
+        let grains: Vec<Vec3> = (0..40).map(|k| Vec3::new(0.1 * k as Real, 0.05 * (k % 7) as Real, 3.0)).collect();
+        model.add_body(
+            Body::new("grains", BodyKind::Particles { radius: 1.2 }),
+            &grains,
+            &[Vec3::zeros(); 40],
+            &[1.0; 40],
+        );
+        let found = closest_violation(&model, 0.01).map(|v| (v.gap, v.a, v.b));
+        assert_eq!(found, closest_of_every_pair(&model, 0.01));
+        assert!(found.is_some_and(|(gap, ..)| gap < -2.0), "the spheres overlap by most of their size");
     }
 }
