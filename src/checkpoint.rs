@@ -43,6 +43,8 @@ pub struct Checkpoint {
     pub frames_written: u64,
     /// Rows of `contact.csv` written when it was taken.
     pub contact_rows: u64,
+    /// Rows of `steps.csv` written when it was taken.
+    pub step_rows: u64,
     /// The simulation's state ([`crate::Simulation::save_state`]).
     pub state: Vec<u8>,
 }
@@ -235,6 +237,7 @@ mod tests {
             reached: 0.1,
             frames_written: 7,
             contact_rows: 0,
+            step_rows: 0,
             state: vec![1, 2, 3, 255],
         }
     }

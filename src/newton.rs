@@ -734,6 +734,50 @@ pub fn solve_newton_system(
     }
 }
 
+/// A symmetric positive definite system matrix made ready once and solved for several
+/// right-hand sides in turn: a Rosenbrock step's stages share one matrix (Higher-order §3.2.4).
+/// With Cholesky the matrix is factorised once (with the caller's kept symbolic analysis, if
+/// any); with Jacobi-PCG each right-hand side is solved from d = 0.
+pub struct FactoredSystem {
+    matrix: CscMatrix<Real>,
+    factor: Option<faer::sparse::linalg::solvers::Llt<usize, Real>>,
+    solver: LinearSolver,
+}
+
+impl FactoredSystem {
+    /// Makes `matrix` ready for `solver`: factorised now for Cholesky.
+    pub fn new(
+        matrix: CscMatrix<Real>,
+        solver: LinearSolver,
+        assembly: Option<&Mutex<AssemblyCache>>,
+    ) -> Result<Self, NewtonError> {
+        let factor = match (solver, assembly) {
+            (LinearSolver::Cholesky, Some(cache)) => Some(lock(cache).analysis.factor_with_kept_analysis(&matrix)?),
+            (LinearSolver::Cholesky, None) => Some(KeptFactor::default().factor_with_kept_analysis(&matrix)?),
+            (LinearSolver::JacobiPcg, _) => None,
+        };
+        Ok(FactoredSystem { matrix, factor, solver })
+    }
+
+    /// The matrix.
+    pub fn matrix(&self) -> &CscMatrix<Real> {
+        &self.matrix
+    }
+
+    /// The solution d of `matrix`·d = `rhs`, and the conjugate-gradient iterations it took (0 for
+    /// Cholesky).
+    pub fn solve(&self, rhs: &DVector<Real>) -> Result<(DVector<Real>, usize), NewtonError> {
+        match &self.factor {
+            Some(factor) => {
+                let mut d = rhs.clone();
+                solve_in_place(factor, d.as_mut_slice());
+                Ok((d, 0))
+            }
+            None => solve_newton_system(&self.matrix, rhs, self.solver),
+        }
+    }
+}
+
 /// The cache, locked (one thread solves at a time; a poisoned lock still holds a valid cache,
 /// since nothing in it is left half-written by a panic).
 fn lock(cache: &Mutex<AssemblyCache>) -> std::sync::MutexGuard<'_, AssemblyCache> {

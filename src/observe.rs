@@ -71,6 +71,17 @@ pub struct EventRecord {
     pub period: Real,
 }
 
+/// The embedded error estimate of one synchronous step (ROS3PL, Higher-order §3.2.4): the
+/// difference between the step's solution and the embedded lower-order one. Each value is the
+/// largest over the free vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepEstimate {
+    /// |Δx|, m.
+    pub position: Real,
+    /// |Δv|, m/s.
+    pub velocity: Real,
+}
+
 /// Energy and momentum of one frame. Velocities are the AVI's piecewise-constant velocities as
 /// they stand after every event up to the frame time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -187,6 +198,10 @@ pub trait Observer {
     fn on_frame(&mut self, _frame: &Frame<'_>) -> Result<(), ObserverError> {
         Ok(())
     }
+
+    /// Called after a synchronous step whose integrator estimates its error (ROS3PL), with the
+    /// step's end time and its estimate, before [`Observer::on_event`].
+    fn on_step_estimate(&mut self, _time: Time, _estimate: &StepEstimate) {}
 }
 
 /// The do-nothing observer.
@@ -202,6 +217,11 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.on_frame(frame)?;
         self.1.on_frame(frame)
     }
+
+    fn on_step_estimate(&mut self, time: Time, estimate: &StepEstimate) {
+        self.0.on_step_estimate(time, estimate);
+        self.1.on_step_estimate(time, estimate);
+    }
 }
 
 impl<O: Observer + ?Sized> Observer for &mut O {
@@ -211,5 +231,9 @@ impl<O: Observer + ?Sized> Observer for &mut O {
 
     fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
         (**self).on_frame(frame)
+    }
+
+    fn on_step_estimate(&mut self, time: Time, estimate: &StepEstimate) {
+        (**self).on_step_estimate(time, estimate)
     }
 }

@@ -197,7 +197,9 @@ impl LoadedRun {
         // the first checkpoint, at t = 0, taken before anything is written: a run that cannot be
         // checkpointed is refused now rather than at its first checkpoint
         let first = match &checkpoints {
-            Some(checkpoints) => Some(checkpoints.take(&simulation, 0, 0, 0.0).map_err(|e| format!("{label}: {e}"))?),
+            Some(checkpoints) => {
+                Some(checkpoints.take(&simulation, 0, (0, 0), 0.0).map_err(|e| format!("{label}: {e}"))?)
+            }
             None => None,
         };
         let writer = FrameWriter::create(&out, simulation.model()).map_err(|e| format!("--out: {e}"))?;
@@ -283,19 +285,19 @@ pub fn resume_to(dir: &Path, duration: Option<f64>) -> Result<ReadyRun, String> 
         }
         None => {}
     }
-    let writer = FrameWriter::resume(dir, checkpoint.frames_written, checkpoint.contact_rows)
+    let writer = FrameWriter::resume(dir, checkpoint.frames_written, checkpoint.contact_rows, checkpoint.step_rows)
         .map_err(|e| format!("{e}; run the scene again"))?;
     Ok(ReadyRun { simulation, name, writer, out: dir.to_path_buf(), profile, checkpoints: Some(checkpoints) })
 }
 
 impl Checkpoints {
     /// The checkpoint of `simulation` now, taken to `reached` s, after `frames` frames and
-    /// `contact_rows` rows.
+    /// `rows` rows of `contact.csv` and of `steps.csv`.
     fn take(
         &self,
         simulation: &Simulation,
         frames: u64,
-        contact_rows: u64,
+        rows: (u64, u64),
         reached: f64,
     ) -> Result<Checkpoint, CheckpointError> {
         Ok(Checkpoint {
@@ -305,7 +307,8 @@ impl Checkpoints {
             time: simulation.now().seconds(),
             reached,
             frames_written: frames,
-            contact_rows,
+            contact_rows: rows.0,
+            step_rows: rows.1,
             state: simulation.save_state()?,
         })
     }
@@ -364,12 +367,8 @@ impl ReadyRun {
                 Ok(()) | Err(SimulationError::Interrupted { .. }) => {
                     // interrupted: taken as far as its last event
                     let reached = if result.is_ok() { target } else { self.simulation.now().seconds() };
-                    let checkpoint = checkpoints.take(
-                        &self.simulation,
-                        self.writer.frames_written(),
-                        self.writer.contact_rows(),
-                        reached,
-                    );
+                    let rows = (self.writer.contact_rows(), self.writer.step_rows());
+                    let checkpoint = checkpoints.take(&self.simulation, self.writer.frames_written(), rows, reached);
                     checkpoint
                         .and_then(|checkpoint| write_checkpoint(&self.out, &checkpoint))
                         .map_err(|e| SimulationError::Observer(format!("checkpoint: {e}").into()))?;

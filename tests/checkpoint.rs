@@ -14,7 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Every output file a run writes that must not depend on the process: frames, particle files,
-/// `stats.csv`, and `contact.csv` without its last column (allocated bytes, which follow the
+/// `stats.csv`, `steps.csv`, and `contact.csv` without its last column (allocated bytes, which follow the
 /// process's allocation history), by relative path.
 fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -26,6 +26,9 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
         }
     }
     files.push(("stats.csv".into(), fs::read(dir.join("stats.csv")).expect("stats.csv")));
+    if let Ok(bytes) = fs::read(dir.join("steps.csv")) {
+        files.push(("steps.csv".into(), bytes));
+    }
     if let Ok(text) = fs::read_to_string(dir.join("contact.csv")) {
         let cut: String = text.lines().map(|l| format!("{}\n", &l[..l.rfind(',').unwrap()])).collect();
         files.push(("contact.csv".into(), cut.into_bytes()));
@@ -172,6 +175,28 @@ fn phantom_bodies_and_the_synchronous_backend_resume_bit_identically() {
     for backend in ["sync:bdf2", "sync:a-search"] {
         stopped_and_resumed("sheet-on-block", Some(backend), 0.3, 0.1, 8, true);
     }
+}
+
+#[test]
+fn a_rosenbrock_run_resumes_with_its_step_estimates_bit_identically() {
+    // ROS3PL writes a steps.csv row per step: cut back to the checkpoint's rows after a kill
+    let dir = tempfile::tempdir().unwrap();
+    let text = include_str!("../scenes/spinning-shell.toml").to_string()
+        + "\n[sync]\nintegrator = \"ros3pl\"\ntimestep = 0.01\n";
+    let scene = scene_file(dir.path(), "rosenbrock.toml", &text);
+    for kill in [false, true] {
+        stopped_and_resumed(&scene, Some("sync:ros3pl"), 0.5, 0.1, 8, kill);
+    }
+    // and it does write them: one row per step, after the header
+    let out = dir.path().join("straight");
+    let mut request = RunRequest::new(&scene, &out);
+    request.duration = Some(0.2);
+    request.backend = Some("sync:ros3pl");
+    let finished = request.load().and_then(|l| l.build()).expect("valid scene").execute(&mut ());
+    assert!(finished.result.is_ok(), "{:?}", finished.result);
+    let steps = fs::read_to_string(out.join("steps.csv")).expect("steps.csv");
+    assert_eq!(steps.lines().next(), Some("time,position_error,velocity_error"));
+    assert_eq!(steps.lines().count(), 1 + 20, "{steps}");
 }
 
 /// `scene` run for `duration` s with checkpoints every `every` s into `out`, stopped after

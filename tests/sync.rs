@@ -116,6 +116,7 @@ fn every_integrator_keeps_linear_momentum_and_a_search_keeps_energy() {
         IntegratorKind::ImplicitMidpoint,
         IntegratorKind::Trapezoid,
         IntegratorKind::A1,
+        IntegratorKind::Ros3pl,
         search,
     ] {
         let r = sync_run(&text, integrator, 0.01, 1e-6, |_| {});
@@ -241,7 +242,13 @@ velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
 #[test]
 fn integrators_converge_at_their_order() {
     let (duration, h) = (0.5, 0.02);
-    let reference = chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 64.0, duration);
+    // implicit midpoint's error is even in h: Richardson's extrapolation of two of its runs is
+    // fourth order, far below a third-order method's error at h / 2
+    let (fine, finer) = (
+        chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 64.0, duration),
+        chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 128.0, duration),
+    );
+    let reference: Vec<Vec3> = fine.iter().zip(&finer).map(|(a, b)| (b * 4.0 - a) / 3.0).collect();
     let error = |integrator, h: Real| -> Real {
         chain_positions_at(integrator, h, duration)
             .iter()
@@ -256,6 +263,7 @@ fn integrators_converge_at_their_order() {
         (IntegratorKind::Trapezoid, 2.0),
         (IntegratorKind::Sdirk2, 2.0),
         (IntegratorKind::TrBdf2, 2.0),
+        (IntegratorKind::Ros3pl, 3.0),
     ] {
         let (coarse, fine) = (error(integrator, h), error(integrator, h / 2.0));
         let observed = (coarse / fine).log2();
@@ -474,4 +482,95 @@ scripted = [{ vertices = [4], velocity = [0.0, 0.5, 0.0], start = 0.25, before_s
             assert!((x - on_path).norm() < 1e-12, "{name}: at t = {t} the end is at {x}, off its path at {on_path}");
         }
     }
+}
+
+/// The embedded error estimates of ROS3PL's steps (`Observer::on_step_estimate`), in order.
+#[derive(Default)]
+struct Estimates(Vec<avicontact::observe::StepEstimate>);
+
+impl Observer for Estimates {
+    fn on_step_estimate(&mut self, _: avicontact::math::Time, estimate: &avicontact::observe::StepEstimate) {
+        self.0.push(*estimate);
+    }
+}
+
+/// The chain of [`chain_positions_at`] after one ROS3PL step of `h`: its positions, and the step's
+/// error estimate.
+fn one_ros3pl_step(h: Real) -> (Vec<Vec3>, avicontact::observe::StepEstimate) {
+    let text = format!(
+        r#"
+[simulation]
+duration = {h}
+frame_rate = {rate}
+gravity = [0.0, 0.0, -1.0]
+[[body]]
+name = "chain"
+kind = "chain"
+mesh = {{ generator = "line", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.0], segments = 4 }}
+mass = 0.1
+spring_stiffness = [20.0, 5.0]
+spring_quartic = [0.0, 50.0]
+fixed = [0]
+velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
+"#,
+        rate = 1.0 / h
+    );
+    let s = scene::parse(&text, "chain", Path::new("."), "chain".into()).unwrap();
+    let sync = SyncParameters { integrator: IntegratorKind::Ros3pl, timestep: h, ..Default::default() };
+    let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+    let mut estimates = Estimates::default();
+    sim.run(&mut estimates).unwrap();
+    assert_eq!(estimates.0.len(), 1, "one step of {h} s, one estimate");
+    (sim.model().vertices.positions().to_vec(), estimates.0[0])
+}
+
+#[test]
+fn ros3pl_estimates_the_local_error_of_its_embedded_second_order_solution() {
+    // the step's true local error, against many implicit-midpoint steps extrapolated (fourth order)
+    let exact = |h: Real| -> Vec<Vec3> {
+        let (a, b) = (
+            chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 64.0, h),
+            chain_positions_at(IntegratorKind::ImplicitMidpoint, h / 128.0, h),
+        );
+        a.iter().zip(&b).map(|(a, b)| (b * 4.0 - a) / 3.0).collect()
+    };
+    let mut estimates = Vec::new();
+    for h in [0.01, 0.005] {
+        let (x, estimate) = one_ros3pl_step(h);
+        let error = x.iter().zip(&exact(h)).map(|(a, b)| (a - b).norm()).fold(0.0, Real::max);
+        println!(
+            "h = {h}: estimate {:.3e} m, {:.3e} m/s; third-order step's error {error:.3e} m",
+            estimate.position, estimate.velocity
+        );
+        // the estimate is the embedded second-order solution's error, far above the step's own
+        assert!(
+            estimate.position > 5.0 * error,
+            "h = {h}: estimate {} against the step's error {error}",
+            estimate.position
+        );
+        // the estimate is the embedded solution's error: of a lower order than the step's own
+        estimates.push(estimate);
+    }
+    // the local error of a second-order solution: h³ (the velocities' shrink a little faster on
+    // this chain, h^3.5)
+    let position_order = (estimates[0].position / estimates[1].position).log2();
+    assert!((position_order - 3.0).abs() < 0.35, "the position estimate shrinks as h^{position_order}, not h³");
+    let velocity_order = (estimates[0].velocity / estimates[1].velocity).log2();
+    assert!(velocity_order > 2.65, "the velocity estimate shrinks as h^{velocity_order}, slower than h³");
+}
+
+#[test]
+fn ros3pl_is_refused_with_ipc_contact_or_damping_naming_both() {
+    let damped = include_str!("../scenes/spinning-shell.toml").replace("[[body]]", "[[body]]\nstretch_damping = 0.01");
+    let s = scene::parse(&damped, "damped", Path::new("."), "damped".into()).unwrap();
+    let sync = SyncParameters { integrator: IntegratorKind::Ros3pl, ..Default::default() };
+    let e = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap_err().to_string();
+    assert!(e.contains("sync.integrator") && e.contains("ros3pl") && e.contains("damping"), "{e}");
+
+    let s = scene::load("sheet-on-block").unwrap();
+    let mut sync = s.sync;
+    sync.integrator = IntegratorKind::Ros3pl;
+    assert!(sync.contact.is_some(), "sheet-on-block has IPC contact on the synchronous backend");
+    let e = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap_err().to_string();
+    assert!(e.contains("sync.integrator") && e.contains("ros3pl") && e.contains("[contact]"), "{e}");
 }

@@ -1,9 +1,9 @@
 //! Frame files and `stats.csv`, written by an [`Observer`].
 
 use super::{io_at, write_atomically, OutputError};
-use crate::math::Compact;
+use crate::math::{Compact, Real, Time};
 use crate::model::{BodyKind, Model};
-use crate::observe::{Frame, Observer, ObserverError};
+use crate::observe::{Frame, Observer, ObserverError, StepEstimate};
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -15,9 +15,14 @@ pub const STATS_HEADER: &str =
 /// The header of `contact.csv` ([`crate::observe::ContactFrameStats`], one row per frame).
 pub const CONTACT_HEADER: &str = "time,pairs,layers,kdop_records,occupied_cells,bookkeeping_bytes";
 
+/// The header of `steps.csv`: one row per synchronous step of an integrator with an embedded
+/// error estimate ([`crate::observe::StepEstimate`], ROS3PL).
+pub const STEPS_HEADER: &str = "time,position_error,velocity_error";
+
 /// Writes `frames/frame_NNNNN.obj` (every non-particle body, one `o` group per body, vertices in
 /// body order), `particles/frame_NNNNN.csv` (`x,y,z,r`) when there are particles, one
-/// `stats.csv` row per frame, and for AVI runs with contact one `contact.csv` row per frame.
+/// `stats.csv` row per frame, for AVI runs with contact one `contact.csv` row per frame, and for
+/// synchronous runs whose integrator estimates its error one `steps.csv` row per step.
 /// Numbers are printed in Rust's shortest round-trip form, so files are bit-exact and
 /// deterministic.
 #[derive(Debug)]
@@ -28,6 +33,12 @@ pub struct FrameWriter {
     contact: Option<BufWriter<File>>,
     /// Rows written to `contact.csv`.
     contact_rows: u64,
+    /// `steps.csv`, opened at the first step that reports an error estimate.
+    steps: Option<BufWriter<File>>,
+    /// Rows written to `steps.csv`.
+    step_rows: u64,
+    /// A failure to write `steps.csv` (an event cannot fail), reported at the next frame.
+    step_failure: Option<OutputError>,
     frames_written: u64,
 }
 
@@ -56,7 +67,7 @@ impl FrameWriter {
         }
         // an earlier run's files that this run may not rewrite (a failed run writes no contact.csv,
         // and until this run's end no summary): none may pass as this run's
-        for name in ["contact.csv", "summary.json", crate::checkpoint::FILE_NAME] {
+        for name in ["contact.csv", "steps.csv", "summary.json", crate::checkpoint::FILE_NAME] {
             let stale = dir.join(name);
             if stale.is_file() {
                 fs::remove_file(&stale).map_err(io_at(&stale))?;
@@ -65,14 +76,23 @@ impl FrameWriter {
         let path = dir.join("stats.csv");
         let mut stats = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
         writeln!(stats, "{STATS_HEADER}").map_err(io_at(&path))?;
-        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact: None, contact_rows: 0, frames_written: 0 })
+        Ok(FrameWriter {
+            dir: dir.to_path_buf(),
+            stats,
+            contact: None,
+            contact_rows: 0,
+            steps: None,
+            step_rows: 0,
+            step_failure: None,
+            frames_written: 0,
+        })
     }
 
-    /// Takes over `dir` to continue a run from a checkpoint taken after `frames` frames and
-    /// `contact_rows` rows of `contact.csv`: what the run wrote after the checkpoint (frame files,
-    /// rows) is removed, to be written again, and so is `summary.json`. Refuses a directory that
-    /// holds fewer rows than the checkpoint counted.
-    pub fn resume(dir: &Path, frames: u64, contact_rows: u64) -> Result<Self, OutputError> {
+    /// Takes over `dir` to continue a run from a checkpoint taken after `frames` frames,
+    /// `contact_rows` rows of `contact.csv` and `step_rows` rows of `steps.csv`: what the run
+    /// wrote after the checkpoint (frame files, rows) is removed, to be written again, and so is
+    /// `summary.json`. Refuses a directory that holds fewer rows than the checkpoint counted.
+    pub fn resume(dir: &Path, frames: u64, contact_rows: u64, step_rows: u64) -> Result<Self, OutputError> {
         for sub in ["frames", "particles"] {
             let d = dir.join(sub);
             if !d.is_dir() {
@@ -92,17 +112,28 @@ impl FrameWriter {
             fs::remove_file(&summary).map_err(io_at(&summary))?;
         }
         let stats = keep_rows(&dir.join("stats.csv"), frames)?;
-        let contact = match contact_rows {
-            0 => {
-                let path = dir.join("contact.csv");
-                if path.is_file() {
-                    fs::remove_file(&path).map_err(io_at(&path))?;
+        let table = |name: &str, rows: u64| -> Result<Option<BufWriter<File>>, OutputError> {
+            match rows {
+                0 => {
+                    let path = dir.join(name);
+                    if path.is_file() {
+                        fs::remove_file(&path).map_err(io_at(&path))?;
+                    }
+                    Ok(None)
                 }
-                None
+                rows => Ok(Some(keep_rows(&dir.join(name), rows)?)),
             }
-            rows => Some(keep_rows(&dir.join("contact.csv"), rows)?),
         };
-        Ok(FrameWriter { dir: dir.to_path_buf(), stats, contact, contact_rows, frames_written: frames })
+        Ok(FrameWriter {
+            dir: dir.to_path_buf(),
+            stats,
+            contact: table("contact.csv", contact_rows)?,
+            contact_rows,
+            steps: table("steps.csv", step_rows)?,
+            step_rows,
+            step_failure: None,
+            frames_written: frames,
+        })
     }
 
     /// Frames written so far.
@@ -115,7 +146,31 @@ impl FrameWriter {
         self.contact_rows
     }
 
+    /// Rows of `steps.csv` written so far.
+    pub fn step_rows(&self) -> u64 {
+        self.step_rows
+    }
+
+    /// Appends a step's error estimate to `steps.csv` (opened, with its header, at the first).
+    fn write_step(&mut self, time: Real, estimate: &StepEstimate) -> Result<(), OutputError> {
+        let path = self.dir.join("steps.csv");
+        if self.steps.is_none() {
+            let mut file = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
+            writeln!(file, "{STEPS_HEADER}").map_err(io_at(&path))?;
+            self.steps = Some(file);
+        }
+        let file = self.steps.as_mut().expect("opened above");
+        writeln!(file, "{},{},{}", Compact(time), Compact(estimate.position), Compact(estimate.velocity))
+            .and_then(|_| file.flush())
+            .map_err(io_at(&path))?;
+        self.step_rows += 1;
+        Ok(())
+    }
+
     fn write_frame(&mut self, frame: &Frame<'_>) -> Result<(), OutputError> {
+        if let Some(failure) = self.step_failure.take() {
+            return Err(failure);
+        }
         let model = frame.model;
         let mut obj = String::new();
         let mut csv = String::new();
@@ -237,6 +292,14 @@ fn keep_rows(path: &Path, rows: u64) -> Result<BufWriter<File>, OutputError> {
 }
 
 impl Observer for FrameWriter {
+    fn on_step_estimate(&mut self, time: Time, estimate: &StepEstimate) {
+        if self.step_failure.is_none() {
+            if let Err(failure) = self.write_step(time.seconds(), estimate) {
+                self.step_failure = Some(failure);
+            }
+        }
+    }
+
     fn on_frame(&mut self, frame: &Frame<'_>) -> Result<(), ObserverError> {
         self.write_frame(frame).map_err(|e| Box::new(e) as ObserverError)
     }

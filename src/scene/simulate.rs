@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(
             RunChoice::parse("sync:rk4", &scene),
             Err("unknown integrator `rk4` in `sync:rk4`; use implicit-euler, bdf2, implicit-midpoint, trapezoid, \
-                 a1, a-search, blend, sdirk2 or tr-bdf2"
+                 a1, a-search, blend, sdirk2, tr-bdf2 or ros3pl"
                 .to_string())
         );
     }

@@ -2,8 +2,8 @@
 //! step that reaches their time.
 
 use super::integrators::{
-    AlphaMethod, Bdf2, Blend, DiagonallyImplicitRk, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Step,
-    Trapezoid,
+    AlphaMethod, Bdf2, Blend, DiagonallyImplicitRk, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Ros3pl,
+    Step, Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
 use crate::checkpoint::{decode, encode, CheckpointError};
@@ -14,7 +14,7 @@ use crate::ledger::Ledger;
 use crate::math::{Compact, Real, Time, Vec3};
 use crate::model::{Model, Motion};
 use crate::newton::{IncrementalPotential, NewtonParameters};
-use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer};
+use crate::observe::{EventKind, EventRecord, Frame, FrameStats, Observer, StepEstimate};
 use crate::potential::{assemble_energy, assemble_gradient, restore_tick_states, Potential};
 use crate::stats::{CounterTallies, Counters};
 
@@ -36,6 +36,8 @@ pub enum IntegratorKind {
     Sdirk2,
     /// TR-BDF2 (Higher-order §3.2).
     TrBdf2,
+    /// ROS3PL, the four-stage third-order Rosenbrock method (Higher-order §3.2.4, §5.2).
+    Ros3pl,
     /// Dinev et al.'s energy-tracking blend of implicit midpoint with backward / forward Euler.
     Blend,
     /// A-search with an energy target (A-search §4.4, Algorithm 1).
@@ -55,7 +57,7 @@ impl IntegratorKind {
     /// Every integrator with its name in scene files (`[sync] integrator`) and in
     /// `avicontact compare --runs sync:<name>`, in the order messages list them; A-search with
     /// its defaults ([`IntegratorKind::A_SEARCH`]).
-    pub const NAMES: [(&'static str, IntegratorKind); 9] = [
+    pub const NAMES: [(&'static str, IntegratorKind); 10] = [
         ("implicit-euler", IntegratorKind::ImplicitEuler),
         ("bdf2", IntegratorKind::Bdf2),
         ("implicit-midpoint", IntegratorKind::ImplicitMidpoint),
@@ -65,6 +67,7 @@ impl IntegratorKind {
         ("blend", IntegratorKind::Blend),
         ("sdirk2", IntegratorKind::Sdirk2),
         ("tr-bdf2", IntegratorKind::TrBdf2),
+        ("ros3pl", IntegratorKind::Ros3pl),
     ];
 
     /// The integrator called `name` (A-search with its defaults).
@@ -91,6 +94,7 @@ impl IntegratorKind {
             IntegratorKind::A1 => Box::new(AlphaMethod::a1()),
             IntegratorKind::Sdirk2 => Box::new(DiagonallyImplicitRk::sdirk2()),
             IntegratorKind::TrBdf2 => Box::new(DiagonallyImplicitRk::tr_bdf2()),
+            IntegratorKind::Ros3pl => Box::new(Ros3pl),
             IntegratorKind::Blend => Box::<Blend>::default(),
             IntegratorKind::ASearch { target, alpha_range } => Box::new(AlphaMethod::a_search(target, alpha_range)),
         }
@@ -119,6 +123,36 @@ impl Default for SyncParameters {
             contact: None,
         }
     }
+}
+
+/// ROS3PL is linearly implicit: it takes no Newton solve that IPC's line search could guard, and
+/// its stages take forces of positions, not the damping potentials' dissipation functions of a
+/// step's positions. Scenes with either are refused, naming the integrator and what to change.
+fn refuse_what_ros3pl_cannot_take(
+    parameters: &SyncParameters,
+    potentials: &[Box<dyn Potential>],
+) -> Result<(), SimulationError> {
+    if parameters.contact.is_some() {
+        return Err(SimulationError::BadParameter {
+            name: "sync.integrator",
+            message: "\"ros3pl\" is a Rosenbrock method: it solves one linear system per stage and no Newton \
+                      problem, so IPC contact (the scene's [contact] table on the synchronous backend) cannot \
+                      guard its steps; choose an implicit integrator such as \"sdirk2\" or \"implicit-euler\", or \
+                      remove [contact]"
+                .into(),
+        });
+    }
+    if let Some(damping) = potentials.iter().find(|p| p.is_dissipative()) {
+        return Err(SimulationError::BadParameter {
+            name: "sync.integrator",
+            message: format!(
+                "\"ros3pl\" takes forces of positions only, and this scene has damping ({} potentials); \
+                 set the bodies' damping to 0 or choose an implicit integrator such as \"sdirk2\"",
+                damping.kind()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Each vertex's index among the free vertices (those with a finite mass for kicks), or `None`.
@@ -192,6 +226,9 @@ impl SyncEngine {
         let mut potentials: Vec<Box<dyn Potential>> = forces.into_iter().map(|f| f.potential).collect();
         for p in &mut potentials {
             p.bind_period(h); // damping differences positions over one step
+        }
+        if parameters.integrator == IntegratorKind::Ros3pl {
+            refuse_what_ros3pl_cannot_take(&parameters, &potentials)?;
         }
         let free = free_indices(model);
         let x: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
@@ -421,13 +458,18 @@ impl SyncEngine {
         let record = if self.next_frame_time() <= t_state + 1e-9 * h {
             self.take_frame(model, observer)?
         } else {
-            self.advance(model)?
+            let (record, estimate) = self.advance(model)?;
+            if let Some(estimate) = estimate {
+                observer.on_step_estimate(record.time, &estimate);
+            }
+            record
         };
         observer.on_event(&record);
         Ok(Some(record))
     }
 
-    fn advance(&mut self, model: &mut Model) -> Result<EventRecord, SimulationError> {
+    /// One step: its event record, and its error estimate if the integrator makes one.
+    fn advance(&mut self, model: &mut Model) -> Result<(EventRecord, Option<StepEstimate>), SimulationError> {
         let h = self.parameters.timestep;
         let t_next = (self.steps + 1) as Real * h;
         // vertices free until a script starts are scripted from the first step that begins at
@@ -495,14 +537,15 @@ impl SyncEngine {
             model.vertices.set_synchronous_state(VertexId(i as u32), self.x[i], self.v[i], t_next);
         }
         self.counters.count(self.step_slot);
-        Ok(EventRecord {
+        let record = EventRecord {
             time: Time::new(t_next).expect("finite"),
             kind: EventKind::Step,
             force: None,
             label: "step",
             tick: self.steps,
             period: h,
-        })
+        };
+        Ok((record, report.estimate))
     }
 
     fn take_frame<O: Observer + ?Sized>(

@@ -13,14 +13,18 @@
 //! | SDIRK2, TR-BDF2 ([`DiagonallyImplicitRk`]) | per stage | 1/(h a_ii)² | 1 | 1 | the last stage's |
 //! | blend ([`Blend`]) | implicit midpoint, then backward or forward Euler | | | | blended by α |
 //!
+//! ROS3PL ([`Ros3pl`]) minimises nothing: a Rosenbrock method solves one linear system per stage.
+//!
 //! A-1 fixes α = 1; A-search picks α each step so the energy meets its target (root of a
 //! quadratic closest to 1, clipped to [α_min, α_max]); damping stays in the implicit solve and out
 //! of the correction, and the energy target is lowered by what damping dissipates.
 
 use super::ipc::IpcContact;
 use crate::math::{Real, Vec3};
-use crate::newton::{IncrementalPotential, NewtonError, NewtonParameters};
+use crate::newton::{FactoredSystem, IncrementalPotential, NewtonError, NewtonParameters};
+use crate::observe::StepEstimate;
 use crate::potential::{assemble_gradient, gather, Potential};
+use nalgebra::DVector;
 
 /// The state and context of one step.
 pub struct Step<'a> {
@@ -59,6 +63,8 @@ pub struct StepReport {
     pub alpha: Option<Real>,
     /// Wall-clock seconds in linear solves.
     pub linear_solve_seconds: f64,
+    /// The embedded error estimate of methods that have one (ROS3PL).
+    pub estimate: Option<StepEstimate>,
 }
 
 /// A synchronous time integrator.
@@ -177,6 +183,7 @@ fn solve(
             dissipated,
             alpha: None,
             linear_solve_seconds: report.linear_solve_seconds,
+            estimate: None,
         },
     ))
 }
@@ -550,6 +557,162 @@ impl Integrator for DiagonallyImplicitRk {
         step.v.copy_from_slice(stage_v.last().expect("at least one stage"));
         Ok(report)
     }
+}
+
+/// ROS3PL (Lang and Teleaga 2008; Higher-order §3.2.4, §5.2): a four-stage Rosenbrock method.
+/// It is third order, L-stable and stiffly accurate, and it has an embedded second-order solution
+/// for an error estimate. A Rosenbrock method solves no nonlinear system. Each step takes the
+/// Jacobian of y' = F(y), y = (x, v), F = (v, M⁻¹f(x)), once at y_n, and each stage solves one
+/// linear system with the matrix of that step. In Hairer and Wanner's form (IV.7.4), stage i
+/// solves (I/(hγ) − J)·k_i = F(y_n + Σ_j a_ij k_j) + Σ_j (c_ij/h)·k_j, and
+/// y_{n+1} = y_n + Σ m_i k_i. With k_i = (U_i, V_i) and ∂f/∂x = −H, the velocity part is
+/// (M/(hγ)² + H)·V_i = (f_i + M Σ_j (c_ij/h) V_j)/(hγ) − H·R_i, where
+/// R_i = v_n + Σ_j a_ij V_j + Σ_j (c_ij/h) U_j. The position part follows as U_i = hγ(R_i + V_i).
+///
+/// - **Hessian.** H is Newton's PSD-projected Hessian at x_n. It is exact wherever the element
+///   Hessians are semidefinite. Elsewhere the method is a W-method, and ROS3PL keeps only second
+///   order with an inexact Jacobian.
+/// - **Scripted vertices.** They sit at x_n + α_i·(x_{n+1} − x_n) in stage i. The ∂f/∂t term is
+///   left out, as no potential here depends on time within a step.
+/// - **Refused.** IPC contact needs a line-searched Newton solve, and damping is a dissipation
+///   function of the step's positions rather than a force of velocity; scenes with either are
+///   refused ([`crate::sync::SyncEngine::new`]).
+///
+/// The report's [`StepReport::estimate`] is the difference between the third- and second-order
+/// solutions: the largest over the free vertices in position and in velocity.
+#[derive(Debug, Default)]
+pub struct Ros3pl;
+
+/// ROS3PL's coefficients in Hairer and Wanner's transformed form.
+mod ros3pl {
+    use crate::math::Real;
+    /// γ, the diagonal of Γ.
+    pub const GAMMA: Real = 0.435866521508459;
+    /// a_ij (strictly lower triangular): stage i is evaluated at y_n + Σ_j a_ij k_j.
+    pub const A: [[Real; 3]; 4] = [
+        [0.0, 0.0, 0.0],
+        [1.147140180139521, 0.0, 0.0],
+        [2.463070773030053, 1.147140180139521, 0.0],
+        [2.463070773030053, 1.147140180139521, 0.0],
+    ];
+    /// c_ij (strictly lower triangular).
+    pub const C: [[Real; 3]; 4] = [
+        [0.0, 0.0, 0.0],
+        [-2.631861185781065, 0.0, 0.0],
+        [-1.302364158113095, 2.769432022251304, 0.0],
+        [-1.5525689587324, 2.587743501215153, -1.41699329835202],
+    ];
+    /// Where each stage's scripted vertices are, as a fraction of the step (α_i = Σ_j α_ij).
+    pub const ALPHA: [Real; 4] = [0.0, 0.5, 1.0, 1.0];
+    /// m_i: the third-order solution.
+    pub const M: [Real; 4] = [2.463070773030053, 1.147140180139521, 0.0, 1.0];
+    /// m̂_i: the embedded second-order solution.
+    pub const M_HAT: [Real; 4] = [2.346947683513665, 0.456530569451895, 0.056949243945495, 0.738684936166224];
+}
+
+impl Integrator for Ros3pl {
+    fn name(&self) -> &'static str {
+        "ros3pl"
+    }
+
+    fn step(&mut self, step: Step<'_>) -> Result<StepReport, NewtonError> {
+        use ros3pl::{A, ALPHA, C, GAMMA, M, M_HAT};
+        let (h, n) = (step.h, step.x.len());
+        let hg = h * GAMMA;
+        let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
+        let free: Vec<(usize, usize)> = (0..n).filter_map(|i| step.free[i].map(|k| (i, k))).collect();
+        let dofs = 3 * free.len();
+        let mut mass = DVector::zeros(dofs);
+        for &(i, k) in &free {
+            mass.fixed_rows_mut::<3>(3 * k).fill(step.masses[i]);
+        }
+        let solve_start = std::time::Instant::now();
+        // M/(hγ)² + H at x_n: Φ's Newton matrix with w = 1/(hγ)², s = a = 1
+        let phi = IncrementalPotential {
+            potentials: step.potentials,
+            masses: step.masses,
+            free: step.free,
+            target: &xn,
+            anchor: &xn,
+            inertia_weight: 1.0 / (hg * hg),
+            potential_weight: 1.0,
+            blend: 1.0,
+            contact: None,
+            hessian_form: crate::newton::HessianForm::Projected,
+            assembly: step.assembly,
+        };
+        let system = FactoredSystem::new(phi.newton_system(&xn).0, step.newton.linear_solver, step.assembly)?;
+        let mut linear_solve_seconds = solve_start.elapsed().as_secs_f64();
+        let v_free = gather_free(&vn, &free, dofs);
+        let (mut u, mut w): (Vec<DVector<Real>>, Vec<DVector<Real>>) = (Vec::new(), Vec::new());
+        let mut force = DVector::zeros(dofs);
+        for i in 0..4 {
+            let sum = |k: &[DVector<Real>], weights: &[Real; 3]| -> DVector<Real> {
+                k.iter().zip(weights).fold(DVector::zeros(dofs), |acc, (k, &c)| acc + k * c)
+            };
+            // stage 4 is evaluated where stage 3 was (a_4j = a_3j): its force is stage 3's
+            if i == 0 || A[i] != A[i - 1] {
+                let shift = sum(&u, &A[i]);
+                let xi: Vec<Vec3> = (0..n)
+                    .map(|p| match step.free[p] {
+                        Some(k) => xn[p] + shift.fixed_rows::<3>(3 * k),
+                        None => xn[p] + (step.prescribed[p] - xn[p]) * ALPHA[i],
+                    })
+                    .collect();
+                let mut gradient = vec![Vec3::zeros(); n];
+                assemble_gradient(step.potentials.iter().map(|p| p.as_ref()), &xi, &mut gradient);
+                force = -gather_free(&gradient, &free, dofs);
+            }
+            let c_over_h = C[i].map(|c| c / h);
+            let r = &v_free + sum(&w, &A[i]) + sum(&u, &c_over_h);
+            let m_v = mass.component_mul(&sum(&w, &c_over_h));
+            // H·r = (M/(hγ)² + H)·r − M·r/(hγ)²
+            let h_r = system.matrix() * &r - mass.component_mul(&r) / (hg * hg);
+            let rhs = (&force + m_v) / hg - h_r;
+            let solve_start = std::time::Instant::now();
+            let (v_i, _) = system.solve(&rhs)?;
+            linear_solve_seconds += solve_start.elapsed().as_secs_f64();
+            u.push((&r + &v_i) * hg);
+            w.push(v_i);
+        }
+        let combine = |k: &[DVector<Real>], weights: [Real; 4]| -> DVector<Real> {
+            k.iter().zip(weights).fold(DVector::zeros(dofs), |acc, (k, m)| acc + k * m)
+        };
+        let (dx, dv) = (combine(&u, M), combine(&w, M));
+        let error_weights: [Real; 4] = std::array::from_fn(|i| M[i] - M_HAT[i]);
+        let (ex, ev) = (combine(&u, error_weights), combine(&w, error_weights));
+        let largest = |e: &DVector<Real>| (0..free.len()).map(|k| e.fixed_rows::<3>(3 * k).norm()).fold(0.0, Real::max);
+        for p in 0..n {
+            match step.free[p] {
+                Some(k) => {
+                    step.x[p] = xn[p] + dx.fixed_rows::<3>(3 * k);
+                    step.v[p] = vn[p] + dv.fixed_rows::<3>(3 * k);
+                }
+                None => {
+                    step.x[p] = step.prescribed[p];
+                    step.v[p] = (step.prescribed[p] - xn[p]) / h;
+                }
+            }
+        }
+        Ok(StepReport {
+            newton_iterations: 0,
+            converged: true,
+            dissipated: finish_damping(step.potentials, step.x),
+            alpha: None,
+            linear_solve_seconds,
+            estimate: Some(StepEstimate { position: largest(&ex), velocity: largest(&ev) }),
+        })
+    }
+}
+
+/// The free vertices' entries of `values` (one per vertex) as one vector of 3 per free vertex,
+/// `free` holding (vertex, free index) pairs.
+fn gather_free(values: &[Vec3], free: &[(usize, usize)], dofs: usize) -> DVector<Real> {
+    let mut out = DVector::zeros(dofs);
+    for &(i, k) in free {
+        out.fixed_rows_mut::<3>(3 * k).copy_from(&values[i]);
+    }
+    out
 }
 
 /// Dinev et al.'s energy-tracking blend (Stabilizing §4.1, §4.3, Algorithm 1): an implicit
