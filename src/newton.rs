@@ -759,9 +759,24 @@ impl FactoredSystem {
         Ok(FactoredSystem { matrix, factor, solver })
     }
 
-    /// The matrix.
-    pub fn matrix(&self) -> &CscMatrix<Real> {
-        &self.matrix
+    /// The product of the matrix with `x` (faer's sparse product: nalgebra-sparse's generic one
+    /// took a third of a Rosenbrock step on the double-clamped beam).
+    pub fn multiply(&self, x: &DVector<Real>) -> DVector<Real> {
+        use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+        let n = self.matrix.nrows();
+        let (col_offsets, row_indices, values) = self.matrix.csc_data();
+        let a =
+            SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, col_offsets, None, row_indices), values);
+        let mut y = DVector::zeros(n);
+        faer::sparse::linalg::matmul::sparse_dense_matmul(
+            faer::MatMut::from_column_major_slice_mut(y.as_mut_slice(), n, 1),
+            faer::Accum::Replace,
+            a,
+            faer::MatRef::from_column_major_slice(x.as_slice(), n, 1),
+            1.0,
+            faer::Par::Seq,
+        );
+        y
     }
 
     /// The solution d of `matrix`·d = `rhs`, and the conjugate-gradient iterations it took (0 for

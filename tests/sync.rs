@@ -208,13 +208,15 @@ fn rotating_cube_a_search_keeps_its_energy_implicit_euler_and_bdf2_lose_most() {
     }
 }
 
-/// Positions of a nonlinear spring chain (soft quartic and stiff springs, one end held) at T.
-fn chain_positions_at(integrator: IntegratorKind, h: Real, duration: Real) -> Vec<Vec3> {
+/// A nonlinear spring chain (soft quartic and stiff springs, one end held) on the synchronous
+/// backend, to run for `duration` s by `integrator` at step `h` (Newton converged tightly), with
+/// frames at its start and end.
+fn chain(integrator: IntegratorKind, h: Real, duration: Real) -> Simulation {
     let text = format!(
         r#"
 [simulation]
 duration = {duration}
-frame_rate = 2.0
+frame_rate = {rate:?}
 gravity = [0.0, 0.0, -1.0]
 [[body]]
 name = "chain"
@@ -225,7 +227,8 @@ spring_stiffness = [20.0, 5.0]
 spring_quartic = [0.0, 50.0]
 fixed = [0]
 velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
-"#
+"#,
+        rate = 1.0 / duration
     );
     let s = scene::parse(&text, "chain", Path::new("."), "chain".into()).unwrap();
     let sync = SyncParameters {
@@ -234,7 +237,12 @@ velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
         newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100, ..Default::default() },
         contact: None,
     };
-    let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+    Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap()
+}
+
+/// Positions of [`chain`] at `duration`.
+fn chain_positions_at(integrator: IntegratorKind, h: Real, duration: Real) -> Vec<Vec3> {
+    let mut sim = chain(integrator, h, duration);
     sim.run(&mut ()).unwrap();
     sim.model().vertices.positions().to_vec()
 }
@@ -494,30 +502,9 @@ impl Observer for Estimates {
     }
 }
 
-/// The chain of [`chain_positions_at`] after one ROS3PL step of `h`: its positions, and the step's
-/// error estimate.
+/// [`chain`] after one ROS3PL step of `h`: its positions, and the step's error estimate.
 fn one_ros3pl_step(h: Real) -> (Vec<Vec3>, avicontact::observe::StepEstimate) {
-    let text = format!(
-        r#"
-[simulation]
-duration = {h}
-frame_rate = {rate}
-gravity = [0.0, 0.0, -1.0]
-[[body]]
-name = "chain"
-kind = "chain"
-mesh = {{ generator = "line", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.0], segments = 4 }}
-mass = 0.1
-spring_stiffness = [20.0, 5.0]
-spring_quartic = [0.0, 50.0]
-fixed = [0]
-velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
-"#,
-        rate = 1.0 / h
-    );
-    let s = scene::parse(&text, "chain", Path::new("."), "chain".into()).unwrap();
-    let sync = SyncParameters { integrator: IntegratorKind::Ros3pl, timestep: h, ..Default::default() };
-    let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+    let mut sim = chain(IntegratorKind::Ros3pl, h, h);
     let mut estimates = Estimates::default();
     sim.run(&mut estimates).unwrap();
     assert_eq!(estimates.0.len(), 1, "one step of {h} s, one estimate");

@@ -667,7 +667,7 @@ impl Integrator for Ros3pl {
             let r = &v_free + sum(&w, &A[i]) + sum(&u, &c_over_h);
             let m_v = mass.component_mul(&sum(&w, &c_over_h));
             // H·r = (M/(hγ)² + H)·r − M·r/(hγ)²
-            let h_r = system.matrix() * &r - mass.component_mul(&r) / (hg * hg);
+            let h_r = system.multiply(&r) - mass.component_mul(&r) / (hg * hg);
             let rhs = (&force + m_v) / hg - h_r;
             let solve_start = std::time::Instant::now();
             let (v_i, _) = system.solve(&rhs)?;
