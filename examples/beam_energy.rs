@@ -7,11 +7,11 @@
 //!   second and third order: `fig4.{csv,png}`.
 //!
 //! ```sh
-//! cargo run --release --example beam_energy -- OUT [--seconds 20] [--end 10]
+//! cargo run --release --example beam_energy -- OUT [--seconds 200] [--end 10] [--only FIGURE]
 //! ```
 //!
-//! `--seconds` is Fig. 3's span (the paper's is 200 s) and `--end` Fig. 4's (the paper's is
-//! 10 s). What the runs show, and how they differ from the paper's, is in `docs/sync.md`.
+//! `--seconds` is Fig. 3's span and `--end` Fig. 4's (the paper's: 200 s and 10 s, the
+//! defaults); `--only` makes one figure: `fig3_33ms`, `fig3_5ms` or `fig4`. What the runs show, and how they differ from the paper's, is in `docs/sync.md`.
 
 use avicontact::observe::ObserverError;
 use avicontact::prelude::*;
@@ -19,6 +19,9 @@ use avicontact::scene;
 use avicontact::sync::IntegratorKind;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
+
+/// How to call it.
+const USAGE: &str = "beam_energy OUT [--seconds S] [--end S] [--only fig3_33ms|fig3_5ms|fig4]";
 
 /// The beam scene.
 const SCENE: &str = include_str!("double-clamped-beam.toml");
@@ -148,7 +151,8 @@ fn write_csv(path: &Path, header: &str, rows: &[String]) -> Result<(), String> {
 fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut out: Option<PathBuf> = None;
-    let (mut seconds, mut end) = (20.0, 10.0);
+    let (mut seconds, mut end) = (200.0, 10.0);
+    let mut only: Option<String> = None;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| -> Result<Real, String> {
             let v = args.next().ok_or(format!("{name} needs a number of seconds"))?;
@@ -157,17 +161,22 @@ fn main() -> Result<(), String> {
         match arg.as_str() {
             "--seconds" => seconds = value("--seconds")?,
             "--end" => end = value("--end")?,
+            "--only" => {
+                let figures = ["fig3_33ms", "fig3_5ms", "fig4"];
+                only = Some(args.next().filter(|f| figures.contains(&f.as_str())).ok_or(USAGE)?)
+            }
             _ if out.is_none() && !arg.starts_with('-') => out = Some(PathBuf::from(arg)),
-            _ => return Err(format!("unknown argument {arg}; usage: beam_energy OUT [--seconds S] [--end S]")),
+            _ => return Err(format!("unknown argument {arg}; usage: {USAGE}")),
         }
     }
-    let out = out.ok_or("usage: beam_energy OUT [--seconds S] [--end S]")?;
+    let out = out.ok_or(USAGE)?;
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
         .map_err(|_| "the bundled font did not load")?;
 
+    let wanted = |figure: &str| only.as_deref().is_none_or(|o| o == figure);
     // Fig. 3: |Δe| over time at the paper's two step sizes
-    for (h, name) in [(0.033, "33ms"), (0.005, "5ms")] {
+    for (h, name) in [(0.033, "33ms"), (0.005, "5ms")].into_iter().filter(|(_, name)| wanted(&format!("fig3_{name}"))) {
         let mut series = Vec::new();
         for (label, integrator) in INTEGRATORS {
             let (rows, wall) = run(integrator, h, seconds, 0.1)?;
@@ -190,6 +199,10 @@ fn main() -> Result<(), String> {
         chart(&out.join(format!("fig3_{name}.png")), &title, ("t [s]", "|Δe| [J/kg]"), &series, false, &[])?;
     }
 
+    if !wanted("fig4") {
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     // Fig. 4: |Δe| at the end against the step size, with ideal slopes
     let mut series = Vec::new();
     let mut rows = Vec::new();
