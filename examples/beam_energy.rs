@@ -36,7 +36,7 @@ const INTEGRATORS: [(&str, IntegratorKind); 5] = [
 ];
 
 /// Fig. 4's step sizes, s.
-const STEPS: [Real; 6] = [0.2, 0.1, 0.05, 0.02, 0.01, 0.005];
+const STEPS: [Real; 7] = [0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002];
 
 /// |e(t) − e(0)| at every frame, in J/kg.
 struct EnergyChange {
