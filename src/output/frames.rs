@@ -154,12 +154,7 @@ impl FrameWriter {
     /// Appends a step's error estimate to `steps.csv` (opened, with its header, at the first).
     fn write_step(&mut self, time: Real, estimate: &StepEstimate) -> Result<(), OutputError> {
         let path = self.dir.join("steps.csv");
-        if self.steps.is_none() {
-            let mut file = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
-            writeln!(file, "{STEPS_HEADER}").map_err(io_at(&path))?;
-            self.steps = Some(file);
-        }
-        let file = self.steps.as_mut().expect("opened above");
+        let file = opened(&mut self.steps, &path, STEPS_HEADER)?;
         writeln!(file, "{},{},{}", Compact(time), Compact(estimate.position), Compact(estimate.velocity))
             .and_then(|_| file.flush())
             .map_err(io_at(&path))?;
@@ -244,12 +239,7 @@ impl FrameWriter {
         .map_err(io_at(&path))?;
         if let Some(c) = &frame.contact {
             let path = self.dir.join("contact.csv");
-            if self.contact.is_none() {
-                let mut file = BufWriter::new(File::create(&path).map_err(io_at(&path))?);
-                writeln!(file, "{CONTACT_HEADER}").map_err(io_at(&path))?;
-                self.contact = Some(file);
-            }
-            let file = self.contact.as_mut().expect("opened above");
+            let file = opened(&mut self.contact, &path, CONTACT_HEADER)?;
             writeln!(
                 file,
                 "{},{},{},{},{},{}",
@@ -267,6 +257,20 @@ impl FrameWriter {
         self.frames_written += 1;
         Ok(())
     }
+}
+
+/// The table `table`, created at `path` with its `header` row if it is not open yet.
+fn opened<'t>(
+    table: &'t mut Option<BufWriter<File>>,
+    path: &Path,
+    header: &str,
+) -> Result<&'t mut BufWriter<File>, OutputError> {
+    if table.is_none() {
+        let mut file = BufWriter::new(File::create(path).map_err(io_at(path))?);
+        writeln!(file, "{header}").map_err(io_at(path))?;
+        *table = Some(file);
+    }
+    Ok(table.as_mut().expect("opened above"))
 }
 
 /// Cuts the table at `path` to its header and first `rows` rows (atomically) and opens it to
