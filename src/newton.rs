@@ -759,8 +759,7 @@ impl FactoredSystem {
         Ok(FactoredSystem { matrix, factor, solver })
     }
 
-    /// The product of the matrix with `x` (faer's sparse product: nalgebra-sparse's generic one
-    /// took a third of a Rosenbrock step on the double-clamped beam).
+    /// The product of the matrix with `x`, by faer's sparse product (the library of the solves).
     pub fn multiply(&self, x: &DVector<Real>) -> DVector<Real> {
         use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
         let n = self.matrix.nrows();
