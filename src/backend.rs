@@ -48,6 +48,8 @@ impl BackendKind {
 pub struct BackendFacts {
     /// The synchronous integrator's name.
     pub integrator: Option<&'static str>,
+    /// How the synchronous implicit solves are carried out: `"newton"` or `"local-global"`.
+    pub solver: Option<&'static str>,
     /// The Newton linear solver's name.
     pub linear_solver: Option<&'static str>,
     /// Newton iterations so far.

@@ -172,6 +172,11 @@ pub enum HessianForm {
     /// hinges), else as `Projected`: cheaper to assemble, for solves that keep their factor
     /// across many iterations (the phantom meshes').
     GaussNewton,
+    /// Projective Dynamics' constant matrix ([`Potential::projective_hessian`]) for potentials
+    /// that have one; the others contribute nothing (the local/global solver admits only
+    /// potentials Newton would assemble no Hessian for: `sync/local_global.rs`). The same matrix
+    /// at every x: factorised once.
+    Projective,
 }
 
 impl IncrementalPotential<'_> {
@@ -288,6 +293,10 @@ impl IncrementalPotential<'_> {
             let own = match self.hessian_form {
                 HessianForm::GaussNewton => p.gauss_newton_hessian(&local).or_else(|| p.psd_hessian(&local)),
                 HessianForm::Projected => p.psd_hessian(&local),
+                HessianForm::Projective => match p.projective_hessian() {
+                    Some(h) => Some(h),
+                    None => continue,
+                },
             };
             let (h, semidefinite) = match own {
                 Some(h) => (h, true),
@@ -380,7 +389,7 @@ impl IncrementalPotential<'_> {
     }
 
     /// ∇Φ(x) over the free degrees of freedom, with the barriers active at `x`.
-    fn gradient_at(&self, x: &[Vec3]) -> DVector<Real> {
+    pub(crate) fn gradient_at(&self, x: &[Vec3]) -> DVector<Real> {
         let dofs = 3 * self.free.iter().flatten().count();
         let barriers = self.contact.map(|c| c.active_barriers(x)).unwrap_or_default();
         self.gradient(x, &barriers, dofs)

@@ -408,6 +408,7 @@ fn summary(
         scene: name,
         backend: sim.backend_name(),
         integrator: facts.integrator,
+        solver: facts.solver,
         linear_solver: facts.linear_solver,
         newton_iterations: facts.newton_iterations,
         linear_solve_seconds: facts.linear_solve_seconds,

@@ -36,6 +36,7 @@ fn bounce(integrator: IntegratorKind, hbar: Real, start: Real) -> Real {
         timestep: h,
         newton: NewtonParameters { tolerance: 1e-10, max_iterations: 100, ..Default::default() },
         contact: None,
+        ..Default::default()
     };
     let mut sim = Simulation::new_sync(model, forces, parameters, sync).unwrap();
     sim.run(&mut ()).unwrap();
@@ -91,6 +92,7 @@ fn sync_run(
         timestep: h,
         newton: NewtonParameters { tolerance, max_iterations: 200, ..Default::default() },
         contact: None,
+        ..Default::default()
     };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
     let mut r = Record::default();
@@ -236,6 +238,7 @@ velocities = [[0,0,0],[0,0.1,0],[0,0,0.2],[0.1,0,0],[0,-0.2,0]]
         timestep: h,
         newton: NewtonParameters { tolerance: 1e-13, max_iterations: 100, ..Default::default() },
         contact: None,
+        ..Default::default()
     };
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap()
 }
@@ -470,6 +473,7 @@ scripted = [{ vertices = [4], velocity = [0.0, 0.5, 0.0], start = 0.25, before_s
             timestep: 1.0 / 128.0,
             newton: NewtonParameters { tolerance: 1e-12, max_iterations: 100, ..Default::default() },
             contact: None,
+            ..Default::default()
         };
         let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
         let mut track = Track::default();

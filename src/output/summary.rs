@@ -30,7 +30,11 @@ pub struct Summary {
     /// The synchronous integrator (sync runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub integrator: Option<&'static str>,
-    /// The Newton linear solver, `"cholesky"` or `"pcg"` (sync runs only).
+    /// How the implicit solves are carried out, `"newton"` or `"local-global"` (sync runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<&'static str>,
+    /// The linear solver, `"cholesky"` or `"pcg"` (sync runs only; always Cholesky for
+    /// local/global).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linear_solver: Option<&'static str>,
     /// Newton iterations over the run (sync runs only).

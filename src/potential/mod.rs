@@ -113,6 +113,16 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Projective Dynamics' constant matrix w·GᵀG over the stencil, for a potential whose energy
+    /// is exactly min over p ∈ 𝓜 of (w/2)‖G x − p‖² (a constraint manifold 𝓜, a linear
+    /// operator G: Stabilizing §4.2 after Bouaziz et al. 2014). Its gradient is then
+    /// w·Gᵀ(G x − p*) with p* the projection of G x onto 𝓜, so the local/global solver's
+    /// iteration with this matrix is the local step and global solve of §4.2 exactly
+    /// (`sync/local_global.rs`). `None` (the default): the potential has no such form.
+    fn projective_hessian(&self) -> Option<DMatrix<Real>> {
+        None
+    }
+
     /// Largest clock period for which explicit kicks of this potential alone are stable at
     /// positions `x` with vertex masses `masses` (`Real::INFINITY` for a held vertex), or `None`
     /// when the potential imposes no limit.

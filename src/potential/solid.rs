@@ -237,6 +237,20 @@ impl Potential for Tetrahedron {
         Some(self.chain(&dp, &g))
     }
 
+    /// For the corotated law without its volume term (λ = 0: ψ = μ‖F − R‖², the
+    /// as-rigid-as-possible energy of Chao et al. 2010 that Stabilizing §4.2 solves by local/global
+    /// steps), V₀ψ = (w/2)‖F − R‖² with w = 2μV₀ and R the nearest orthogonal matrix: w·GᵀG, whose
+    /// 3 × 3 block (a, b) is 2μV₀ (dₐ·d_b) I. `None` for λ ≠ 0 and for neo-Hookean, which have no
+    /// such form.
+    fn projective_hessian(&self) -> Option<DMatrix<Real>> {
+        if self.material != SolidMaterial::Corotated || self.lame.lambda != 0.0 {
+            return None;
+        }
+        let d = self.shape_gradients();
+        let w = 2.0 * self.lame.mu * self.rest_volume;
+        Some(DMatrix::from_fn(12, 12, |r, c| if r % 3 == c % 3 { w * d[r / 3].dot(&d[c / 3]) } else { 0.0 }))
+    }
+
     /// V₀ Gᵀ [∂P/∂F]₊ G, with ∂P/∂F's negative eigenvalues set to zero: positive semidefinite by
     /// construction and equal to the Hessian wherever the stress derivative is (Teran et al. 2005's
     /// projection in F-space, a 9 × 9 eigenproblem instead of the 12 × 12 of the stencil).
@@ -346,6 +360,34 @@ mod tests {
                 let err = (&ours - &energy).amax() / energy.amax();
                 assert!(err < 1e-10, "{material:?}: relative difference {err}");
             }
+        }
+    }
+
+    #[test]
+    fn the_as_rigid_as_possible_law_is_projective_dynamics_with_its_rotation_as_the_projection() {
+        // F = Q·S with Q a rotation and S symmetric positive definite: R = Q, and the gradient of
+        // (w/2)‖F − R‖² is w·GᵀG x − w·Gᵀ R, whose block a is 2μV₀ R dₐ
+        let lame = Lame::from_young_poisson(1e5, 0.0);
+        assert_eq!(lame.lambda, 0.0);
+        let t = Tetrahedron::new(ids(), rest(), SolidMaterial::Corotated, lame).unwrap();
+        let q = Rotation3::from_euler_angles(0.4, -1.1, 0.7).into_inner();
+        let s = Matrix3::new(1.3, 0.1, 0.0, 0.1, 0.8, 0.2, 0.0, 0.2, 1.1);
+        let x: Vec<Vec3> = rest().iter().map(|r| q * s * r + Vec3::new(0.3, -0.2, 0.5)).collect();
+        let mut g = vec![Vec3::zeros(); 4];
+        t.gradient(&x, &mut g);
+        let l = t.projective_hessian().unwrap();
+        let lx = &l * nalgebra::DVector::from_iterator(12, x.iter().flat_map(|v| v.iter().copied()));
+        // shape gradients of the unit corner tetrahedron: d₀ = (−1, −1, −1), dₖ = eₖ
+        let d = [Vec3::new(-1.0, -1.0, -1.0), Vec3::x(), Vec3::y(), Vec3::z()];
+        let w = 2.0 * lame.mu / 6.0;
+        for a in 0..4 {
+            let projected = lx.fixed_rows::<3>(3 * a) - g[a];
+            let expected = q * d[a] * w;
+            assert!((projected - expected).norm() < 1e-9 * w, "vertex {a}: {projected} vs {expected}");
+        }
+        for material in [SolidMaterial::NeoHookean, SolidMaterial::Corotated] {
+            let t = Tetrahedron::new(ids(), rest(), material, Lame::from_young_poisson(1e5, 0.3)).unwrap();
+            assert!(t.projective_hessian().is_none(), "{material:?} with λ > 0 has no projective form");
         }
     }
 

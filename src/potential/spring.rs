@@ -72,6 +72,23 @@ impl Potential for Spring {
         Some(h)
     }
 
+    /// A Hookean spring (no quartic term) is ½k‖e − p‖² minimised over the sphere |p| = L, with
+    /// e = x₁ − x₀: w = k, G the edge difference (Stabilizing §4.2, after Liu et al. 2013).
+    fn projective_hessian(&self) -> Option<DMatrix<Real>> {
+        (self.quartic == 0.0).then(|| {
+            let k = self.stiffness;
+            DMatrix::from_fn(6, 6, |r, c| {
+                if r % 3 != c % 3 {
+                    0.0
+                } else if r / 3 == c / 3 {
+                    k
+                } else {
+                    -k
+                }
+            })
+        })
+    }
+
     fn stable_step(&self, x: &[Vec3], masses: &[Real]) -> Option<Real> {
         // Axial stiffness at rest dominates for a stretched-or-not spring; use the current one.
         let s = (x[1] - x[0]).norm() - self.rest_length;
@@ -79,5 +96,26 @@ impl Potential for Spring {
         let inv_mass: Real = masses.iter().map(|m| 1.0 / m).sum();
         let omega2 = k_axial * inv_mass;
         (omega2 > 0.0).then(|| 2.0 / omega2.sqrt())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hookean_spring_is_projective_dynamics_with_the_sphere_as_its_manifold() {
+        // ∇E = k·GᵀG x − k·Gᵀp with p = L·e/|e|: the rows of the free end carry k(e − p)
+        let s = Spring::new(VertexId(0), VertexId(1), 300.0, 0.0, 0.5);
+        let x = [Vec3::new(0.1, 0.2, -0.3), Vec3::new(0.9, -0.4, 0.2)];
+        let mut g = [Vec3::zeros(); 2];
+        s.gradient(&x, &mut g);
+        let l = s.projective_hessian().unwrap();
+        let lx = &l * nalgebra::DVector::from_iterator(6, x.iter().flat_map(|v| v.iter().copied()));
+        let e = x[1] - x[0];
+        let p = e.normalize() * 0.5;
+        assert!((lx.fixed_rows::<3>(3) - g[1] - p * 300.0).norm() < 1e-9);
+        assert!((lx.fixed_rows::<3>(0) - g[0] + p * 300.0).norm() < 1e-9);
+        assert!(Spring::new(VertexId(0), VertexId(1), 300.0, 1.0, 0.5).projective_hessian().is_none());
     }
 }

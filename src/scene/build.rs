@@ -14,7 +14,7 @@ use crate::ids::VertexId;
 use crate::math::{Compact, Real, Vec3};
 use crate::model::Model;
 use crate::simulation::SimulationParameters;
-use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SyncParameters};
+use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SolverKind, SyncParameters};
 use std::path::Path;
 
 /// The smallest `[contact] broad_phase_slack` accepted, as a fraction of η(1).
@@ -268,6 +268,24 @@ fn sync_parameters(ctx: &Ctx, s: Option<&schema::SyncSection>) -> Result<SyncPar
             let names: Vec<&str> = LinearSolver::NAMES.iter().map(|(n, _)| *n).collect();
             ctx.err("sync.linear_solver", format!("unknown linear solver \"{name}\"; use one of {}", names.join(", ")))
         })?;
+    }
+    if let Some(name) = &s.solver {
+        p.solver = SolverKind::NAMES.iter().find(|(n, _)| n == name).map(|&(_, kind)| kind).ok_or_else(|| {
+            let names: Vec<&str> = SolverKind::NAMES.iter().map(|(n, _)| *n).collect();
+            ctx.err("sync.solver", format!("unknown solver \"{name}\"; use one of {}", names.join(", ")))
+        })?;
+    }
+    if let Some(n) = s.local_global_iterations {
+        let SolverKind::LocalGlobal { iterations } = &mut p.solver else {
+            return Err(ctx.err(
+                "sync.local_global_iterations",
+                "applies to solver = \"local-global\" only; set that solver or remove the key",
+            ));
+        };
+        if n == 0 {
+            return Err(ctx.err("sync.local_global_iterations", "must be at least 1 (the paper uses 10)"));
+        }
+        *iterations = n as usize;
     }
     let alpha_range = match s.alpha_range {
         None => (0.0, 1.1),

@@ -195,6 +195,10 @@ pub struct SyncSection {
     pub newton_max_iterations: Option<u32>,
     /// `cholesky | pcg`: how each Newton iteration's linear system is solved.
     pub linear_solver: Option<String>,
+    /// `newton | local-global`: how the implicit solves are carried out.
+    pub solver: Option<String>,
+    /// Local/global iterations of the implicit-midpoint solve (the paper's 10).
+    pub local_global_iterations: Option<u32>,
 }
 
 /// A-search energy target: exponential decay toward a ground level.

@@ -7,7 +7,7 @@ use crate::backend::BackendKind;
 use crate::error::SimulationError;
 use crate::math::Compact;
 use crate::simulation::Simulation;
-use crate::sync::IntegratorKind;
+use crate::sync::{IntegratorKind, SolverKind};
 
 impl Scene {
     /// The scene's model, potentials and parameters on `backend` (the scene asks for
@@ -56,6 +56,9 @@ impl Scene {
 pub struct RunChoice {
     backend: BackendKind,
     integrator: Option<IntegratorKind>,
+    /// `sync:<integrator>:<solver>`; `None`: the scene's solver where it applies to the
+    /// integrator, else Newton.
+    solver: Option<SolverKind>,
     /// `avi:phantom` (every body with elastic potentials on a phantom mesh) or `avi:explicit`
     /// (none); `None`: as the scene says.
     phantom: Option<bool>,
@@ -64,7 +67,8 @@ pub struct RunChoice {
 impl RunChoice {
     /// Parses `spec`: a backend's name, `avi:phantom` or `avi:explicit` (every body with elastic
     /// potentials on a phantom mesh, Phantom §3.2, or none), or for the synchronous backend
-    /// `sync:<integrator>` with a name of [`IntegratorKind::NAMES`]. `sync:a-search` keeps `scene`'s energy target and α
+    /// `sync:<integrator>` with a name of [`IntegratorKind::NAMES`], optionally followed by
+    /// `:newton` or `:local-global` ([`SolverKind::NAMES`]). `sync:a-search` keeps `scene`'s energy target and α
     /// range when its `[sync]` asks for A-search. The error says what is wrong and what to use.
     pub fn parse(spec: &str, scene: &Scene) -> Result<Self, String> {
         let unknown_run = || {
@@ -86,14 +90,18 @@ impl RunChoice {
         };
         match (backend, integrator) {
             (BackendKind::Sync, Some(integrator)) => {
+                let (integrator, solver) = match integrator.split_once(':') {
+                    None => (integrator, None),
+                    Some((integrator, solver)) => (integrator, Some(Self::solver(spec, solver, scene)?)),
+                };
                 let kind = Self::integrator(spec, integrator, scene)?;
-                Ok(RunChoice { backend, integrator: Some(kind), phantom: None })
+                Ok(RunChoice { backend, integrator: Some(kind), solver, phantom: None })
             }
             (BackendKind::Avi, Some(integration @ ("phantom" | "explicit"))) => {
-                Ok(RunChoice { backend, integrator: None, phantom: Some(integration == "phantom") })
+                Ok(RunChoice { backend, integrator: None, solver: None, phantom: Some(integration == "phantom") })
             }
             (BackendKind::Sync, None) | (_, Some(_)) => Err(unknown_run()),
-            (backend, None) => Ok(RunChoice { backend, integrator: None, phantom: None }),
+            (backend, None) => Ok(RunChoice { backend, integrator: None, solver: None, phantom: None }),
         }
     }
 
@@ -114,9 +122,26 @@ impl RunChoice {
         }
     }
 
+    /// The solver called `name` in `spec`: the scene's own local/global iterations when it asks
+    /// for that solver.
+    fn solver(spec: &str, name: &str, scene: &Scene) -> Result<SolverKind, String> {
+        match SolverKind::NAMES.iter().find(|(n, _)| *n == name) {
+            Some((_, SolverKind::LocalGlobal { .. }))
+                if matches!(scene.sync.solver, SolverKind::LocalGlobal { .. }) =>
+            {
+                Ok(scene.sync.solver)
+            }
+            Some(&(_, kind)) => Ok(kind),
+            None => {
+                let names: Vec<&str> = SolverKind::NAMES.iter().map(|(n, _)| *n).collect();
+                Err(format!("unknown solver `{name}` in `{spec}`; use {}", names.join(" or ")))
+            }
+        }
+    }
+
     /// `backend` with the scene's own integrator.
     pub fn from_backend(backend: BackendKind) -> Self {
-        RunChoice { backend, integrator: None, phantom: None }
+        RunChoice { backend, integrator: None, solver: None, phantom: None }
     }
 
     /// The run's backend.
@@ -128,6 +153,11 @@ impl RunChoice {
     pub fn simulation(&self, mut scene: Scene) -> Result<Simulation, SimulationError> {
         if let Some(kind) = self.integrator {
             scene.sync.integrator = kind;
+            scene.sync.solver = match self.solver {
+                Some(solver) => solver,
+                None if kind.takes_local_global() => scene.sync.solver,
+                None => SolverKind::Newton,
+            };
         }
         match self.phantom {
             Some(true) => {
@@ -181,6 +211,31 @@ mod tests {
                  a1, a-search, blend, sdirk2, tr-bdf2 or ros3pl"
                 .to_string())
         );
+    }
+
+    #[test]
+    fn a_sync_run_may_name_its_solver_and_otherwise_takes_the_scenes_where_it_applies() {
+        let mut scene = crate::scene::load("bar-collision").expect("built-in scene");
+        let choice = RunChoice::parse("sync:blend:local-global", &scene).expect("a run");
+        assert_eq!(choice.solver, Some(SolverKind::LocalGlobal { iterations: 10 }));
+        assert_eq!(
+            RunChoice::parse("sync:blend:pd", &scene),
+            Err("unknown solver `pd` in `sync:blend:pd`; use newton or local-global".to_string())
+        );
+        scene.sync.solver = SolverKind::LocalGlobal { iterations: 4 };
+        let choice = RunChoice::parse("sync:implicit-midpoint:local-global", &scene).expect("a run");
+        assert_eq!(choice.solver, Some(scene.sync.solver), "the scene's own iterations");
+        let cube = || {
+            let text = include_str!("../../examples/spinning-cube.toml");
+            crate::scene::parse(text, "cube", std::path::Path::new("examples"), "cube".into()).expect("the example")
+        };
+        let scene = cube();
+        assert_eq!(scene.sync.solver, SolverKind::LocalGlobal { iterations: 10 });
+        for (spec, solver) in [("sync:blend", scene.sync.solver), ("sync:bdf2", SolverKind::Newton)] {
+            let choice = RunChoice::parse(spec, &scene).expect("a run");
+            let sim = choice.simulation(cube()).expect("a simulation");
+            assert_eq!(sim.sync().expect("sync").parameters().solver, solver, "{spec}");
+        }
     }
 
     #[test]

@@ -78,7 +78,12 @@ impl Backend for SyncEngine {
     fn facts(&self, _model: &Model) -> BackendFacts {
         BackendFacts {
             integrator: Some(self.integrator()),
-            linear_solver: Some(self.parameters().newton.linear_solver.name()),
+            solver: Some(self.parameters().solver.name()),
+            // the local/global solver factorises its matrices once, by Cholesky
+            linear_solver: Some(match self.parameters().solver {
+                crate::sync::SolverKind::LocalGlobal { .. } => crate::sync::LinearSolver::Cholesky.name(),
+                crate::sync::SolverKind::Newton => self.parameters().newton.linear_solver.name(),
+            }),
             newton_iterations: Some(self.newton_iterations()),
             linear_solve_seconds: Some(self.linear_solve_seconds()),
             ..BackendFacts::default()

@@ -6,6 +6,7 @@ use super::integrators::{
     Step, Trapezoid,
 };
 use super::ipc::{IpcContact, IpcParameters};
+use super::local_global::LocalGlobal;
 use crate::checkpoint::{decode, encode, CheckpointError};
 use crate::error::SimulationError;
 use crate::force::ForceSpec;
@@ -85,18 +86,60 @@ impl IntegratorKind {
             .expect("every integrator is named")
     }
 
-    fn build(self) -> Box<dyn Integrator> {
+    /// Whether `[sync] solver = "local-global"` applies to it: implicit midpoint and the blend
+    /// (Stabilizing §4.2), and backward Euler, where it is Projective Dynamics.
+    pub fn takes_local_global(self) -> bool {
+        matches!(self, IntegratorKind::ImplicitEuler | IntegratorKind::ImplicitMidpoint | IntegratorKind::Blend)
+    }
+
+    fn build(self, solver: SolverKind) -> Box<dyn Integrator> {
+        let local_global = match solver {
+            SolverKind::LocalGlobal { iterations } if self.takes_local_global() => Some(LocalGlobal::new(iterations)),
+            _ => None,
+        };
         match self {
-            IntegratorKind::ImplicitEuler => Box::new(ImplicitEuler),
+            IntegratorKind::ImplicitEuler => Box::new(ImplicitEuler { local_global }),
             IntegratorKind::Bdf2 => Box::<Bdf2>::default(),
-            IntegratorKind::ImplicitMidpoint => Box::new(ImplicitMidpoint),
+            IntegratorKind::ImplicitMidpoint => Box::new(ImplicitMidpoint { local_global }),
             IntegratorKind::Trapezoid => Box::new(Trapezoid),
             IntegratorKind::A1 => Box::new(AlphaMethod::a1()),
             IntegratorKind::Sdirk2 => Box::new(DiagonallyImplicitRk::sdirk2()),
             IntegratorKind::TrBdf2 => Box::new(DiagonallyImplicitRk::tr_bdf2()),
             IntegratorKind::Ros3pl => Box::new(Ros3pl),
-            IntegratorKind::Blend => Box::<Blend>::default(),
+            IntegratorKind::Blend => Box::new(Blend::with_solver(local_global)),
             IntegratorKind::ASearch { target, alpha_range } => Box::new(AlphaMethod::a_search(target, alpha_range)),
+        }
+    }
+}
+
+/// How the implicit solves of a step are carried out (`[sync] solver`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SolverKind {
+    /// Newton's method to its tolerance (`"newton"`, the default).
+    #[default]
+    Newton,
+    /// Dinev et al.'s local/global solver (Stabilizing §4.2, `"local-global"`): `iterations` for
+    /// the implicit-midpoint (or implicit-Euler) solve, one for the blend's backward-Euler
+    /// correction; only for implicit midpoint, the blend and implicit Euler (Projective Dynamics),
+    /// and only for potentials with a projective form.
+    LocalGlobal {
+        /// Iterations of the midpoint solve (`local_global_iterations`, the paper's 10).
+        iterations: usize,
+    },
+}
+
+impl SolverKind {
+    /// Every solver with its name in scene files.
+    pub const NAMES: [(&'static str, SolverKind); 2] = [
+        ("newton", SolverKind::Newton),
+        ("local-global", SolverKind::LocalGlobal { iterations: LocalGlobal::PAPER_ITERATIONS }),
+    ];
+
+    /// Its name in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Newton => "newton",
+            SolverKind::LocalGlobal { .. } => "local-global",
         }
     }
 }
@@ -110,6 +153,8 @@ pub struct SyncParameters {
     pub timestep: Real,
     /// Newton tunables.
     pub newton: NewtonParameters,
+    /// Newton's method or the local/global solver.
+    pub solver: SolverKind,
     /// IPC contact (`None`: bodies pass through each other).
     pub contact: Option<IpcParameters>,
 }
@@ -120,9 +165,62 @@ impl Default for SyncParameters {
             integrator: IntegratorKind::A_SEARCH,
             timestep: 1.0 / 120.0,
             newton: NewtonParameters::default(),
+            solver: SolverKind::Newton,
             contact: None,
         }
     }
+}
+
+/// The local/global solver takes implicit midpoint and the blend (Stabilizing §4.2), no contact
+/// (it has no line search for CCD to bound), and potentials whose curvature it can fix in one
+/// matrix: projective forms ([`Potential::projective_hessian`]) or none. Anything else is
+/// refused, naming the integrator or potential and what to change.
+fn refuse_what_local_global_cannot_take(
+    parameters: &SyncParameters,
+    potentials: &[Box<dyn Potential>],
+    x: &[Vec3],
+) -> Result<(), SimulationError> {
+    let SolverKind::LocalGlobal { iterations } = parameters.solver else { return Ok(()) };
+    let integrator = parameters.integrator.name();
+    if !parameters.integrator.takes_local_global() {
+        return Err(SimulationError::BadParameter {
+            name: "sync.solver",
+            message: format!(
+                "\"local-global\" solves implicit midpoint, the blend (Stabilizing §4.2) and implicit Euler \
+                 (Projective Dynamics), not \"{integrator}\"; choose integrator \"implicit-midpoint\", \"blend\" \
+                 or \"implicit-euler\", or solver \"newton\""
+            ),
+        });
+    }
+    if iterations == 0 {
+        return Err(SimulationError::BadParameter {
+            name: "sync.local_global_iterations",
+            message: "must be at least 1 (the paper uses 10)".into(),
+        });
+    }
+    if parameters.contact.is_some() {
+        return Err(SimulationError::BadParameter {
+            name: "sync.solver",
+            message: format!(
+                "\"local-global\" with \"{integrator}\" takes a fixed number of iterations with no line search, so \
+                 IPC contact (the scene's [contact] table) cannot guard its steps; use solver \"newton\" or \
+                 remove [contact]"
+            ),
+        });
+    }
+    if let Some(p) = super::local_global::first_without_projective_form(potentials, x) {
+        return Err(SimulationError::BadParameter {
+            name: "sync.solver",
+            message: format!(
+                "\"local-global\" needs every potential in Projective Dynamics form, and this scene's {} \
+                 potentials have none; the forms are Hookean springs (no quartic term), the corotated solid with \
+                 poisson_ratio = 0 (as-rigid-as-possible) and potentials without curvature (gravity, loads, wind); \
+                 change those bodies or use solver \"newton\"",
+                p.kind()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// ROS3PL is linearly implicit: it takes no Newton solve that IPC's line search could guard, and
@@ -232,6 +330,7 @@ impl SyncEngine {
         }
         let free = free_indices(model);
         let x: Vec<Vec3> = (0..n).map(|i| model.vertices.position(VertexId(i as u32))).collect();
+        refuse_what_local_global_cannot_take(&parameters, &potentials, &x)?;
         let mut counters = Counters::default();
         let frame_slot = counters.slot("frame");
         let step_slot = counters.slot("step");
@@ -286,7 +385,7 @@ impl SyncEngine {
         let external_shifts = assemble_energy(potentials.iter().filter(|p| p.is_external()).map(|p| p.as_ref()), &x);
         Ok(SyncEngine {
             contact,
-            integrator: parameters.integrator.build(),
+            integrator: parameters.integrator.build(parameters.solver),
             potentials,
             parameters,
             masses: model.vertices.masses().to_vec(),
@@ -663,7 +762,11 @@ mod tests {
         for (name, kind) in IntegratorKind::NAMES {
             assert_eq!(IntegratorKind::from_name(name), Some(kind));
             assert_eq!(kind.name(), name);
-            assert_eq!(kind.build().name(), name, "summary.json names the integrator as scene files do");
+            assert_eq!(
+                kind.build(SolverKind::Newton).name(),
+                name,
+                "summary.json names the integrator as scene files do"
+            );
         }
         let decay = EnergyTarget::Decay { half_life: 1.0, start: 0.0, ground: 0.0 };
         assert_eq!(IntegratorKind::ASearch { target: decay, alpha_range: (0.5, 1.5) }.name(), "a-search");

@@ -20,6 +20,7 @@
 //! of the correction, and the energy target is lowered by what damping dissipates.
 
 use super::ipc::IpcContact;
+use super::local_global::LocalGlobal;
 use crate::math::{Real, Vec3};
 use crate::newton::{FactoredSystem, IncrementalPotential, NewtonError, NewtonParameters};
 use crate::observe::StepEstimate;
@@ -105,6 +106,8 @@ fn from_optional(state: &[Real]) -> Option<Option<Real>> {
 /// Minimises Φ for (x̃, w, s, a) about `anchor` = x_n, starting from `guess` (or, with contact,
 /// from x_n; without, from x̃ or as near it as every element's domain allows), with held
 /// vertices at their prescribed positions; touches neither the state nor damping references.
+/// By Newton's method, or with `local_global` = (solver, iterations) by that many local/global
+/// iterations (Stabilizing §4.2).
 #[allow(clippy::too_many_arguments)]
 fn minimize_stage(
     step: &Step<'_>,
@@ -114,6 +117,7 @@ fn minimize_stage(
     s: Real,
     a: Real,
     guess: Option<&[Vec3]>,
+    local_global: Option<(&mut LocalGlobal, usize)>,
 ) -> Result<(Vec<Vec3>, crate::newton::NewtonReport), NewtonError> {
     // Newton must start where Φ is finite and, with contact, intersection-free: from the guess;
     // with contact from x_n (starting nearer x̃ cost more iterations on the bouncing balls);
@@ -137,7 +141,10 @@ fn minimize_stage(
     if guess.is_none() && step.contact.is_none() {
         phi.move_to_feasible_start(&mut x);
     }
-    let report = phi.minimize(&mut x, step.h, &step.newton)?;
+    let report = match local_global {
+        Some((solver, iterations)) => solver.minimize(&phi, &mut x, iterations)?,
+        None => phi.minimize(&mut x, step.h, &step.newton)?,
+    };
     Ok((x, report))
 }
 
@@ -161,17 +168,17 @@ fn finish_damping(potentials: &mut [Box<dyn Potential>], y: &[Vec3]) -> Real {
     dissipated
 }
 
-/// One-solve step: minimises Φ for (x̃, w, s, a), writes x_{n+1} into `step.x`, ends the step
-/// for damping, and returns x_n with the report.
+/// One-solve step: minimises Φ for (x̃, w, s, a) (by Newton, or as [`minimize_stage`] with
+/// `local_global`), writes x_{n+1} into `step.x`, ends the step for damping, and returns x_n
+/// with the report.
 fn solve(
     step: &mut Step<'_>,
     target: &[Vec3],
-    w: Real,
-    s: Real,
-    a: Real,
+    (w, s, a): (Real, Real, Real),
+    local_global: Option<(&mut LocalGlobal, usize)>,
 ) -> Result<(Vec<Vec3>, StepReport), NewtonError> {
     let anchor = step.x.to_vec();
-    let (x, report) = minimize_stage(step, &anchor, target, w, s, a, None)?;
+    let (x, report) = minimize_stage(step, &anchor, target, w, s, a, None, local_global)?;
     let y: Vec<Vec3> = x.iter().zip(&anchor).map(|(x, xn)| x * a + xn * (1.0 - a)).collect();
     let dissipated = finish_damping(step.potentials, &y);
     step.x.copy_from_slice(&x);
@@ -200,9 +207,14 @@ fn symmetric_velocity(step: &mut Step<'_>, xn: &[Vec3]) {
     }
 }
 
-/// Backward (implicit) Euler: first order, dissipative.
+/// Backward (implicit) Euler: first order, dissipative. Solved by Newton, or with
+/// `local_global` by local/global iterations: Projective Dynamics itself (Bouaziz et al. 2014,
+/// Stabilizing §4.2 eq. 28), the baseline the paper times its blend against.
 #[derive(Debug, Default)]
-pub struct ImplicitEuler;
+pub struct ImplicitEuler {
+    /// The local/global solver in place of Newton's method, if chosen.
+    pub local_global: Option<LocalGlobal>,
+}
 
 impl Integrator for ImplicitEuler {
     fn name(&self) -> &'static str {
@@ -212,7 +224,11 @@ impl Integrator for ImplicitEuler {
     fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
         let target = inertial_target(&step);
         let h = step.h;
-        let (xn, report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
+        let local_global = self.local_global.as_mut().map(|s| {
+            let iterations = s.iterations;
+            (s, iterations)
+        });
+        let (xn, report) = solve(&mut step, &target, (1.0 / (h * h), 1.0, 1.0), local_global)?;
         for ((v, x), xn) in step.v.iter_mut().zip(step.x.iter()).zip(&xn) {
             *v = (x - xn) / h;
         }
@@ -235,12 +251,12 @@ impl Integrator for Bdf2 {
         let h = step.h;
         let (xn, vn) = (step.x.to_vec(), step.v.to_vec());
         let report = match self.previous.take() {
-            None => ImplicitEuler.step(step.reborrow())?,
+            None => ImplicitEuler::default().step(step.reborrow())?,
             Some((xp, vp)) => {
                 let target: Vec<Vec3> = (0..xn.len())
                     .map(|i| (xn[i] * 4.0 - xp[i]) / 3.0 + (vn[i] * 4.0 - vp[i]) * (2.0 * h / 9.0))
                     .collect();
-                let (_, report) = solve(&mut step, &target, 9.0 / (4.0 * h * h), 1.0, 1.0)?;
+                let (_, report) = solve(&mut step, &target, (9.0 / (4.0 * h * h), 1.0, 1.0), None)?;
                 for i in 0..xn.len() {
                     step.v[i] = (step.x[i] * 3.0 - xn[i] * 4.0 + xp[i]) / (2.0 * h);
                 }
@@ -268,8 +284,13 @@ impl Integrator for Bdf2 {
 }
 
 /// Implicit midpoint: second order, symplectic, energy-conserving for quadratic energies.
+/// Solved by Newton, or with `local_global` by Dinev et al.'s local/global iterations
+/// (Stabilizing §4.2).
 #[derive(Debug, Default)]
-pub struct ImplicitMidpoint;
+pub struct ImplicitMidpoint {
+    /// The local/global solver in place of Newton's method, if chosen.
+    pub local_global: Option<LocalGlobal>,
+}
 
 impl Integrator for ImplicitMidpoint {
     fn name(&self) -> &'static str {
@@ -279,7 +300,11 @@ impl Integrator for ImplicitMidpoint {
     fn step(&mut self, mut step: Step<'_>) -> Result<StepReport, NewtonError> {
         let target = inertial_target(&step);
         let h = step.h;
-        let (xn, report) = solve(&mut step, &target, 2.0 / (h * h), 2.0, 0.5)?;
+        let local_global = self.local_global.as_mut().map(|s| {
+            let iterations = s.iterations;
+            (s, iterations)
+        });
+        let (xn, report) = solve(&mut step, &target, (2.0 / (h * h), 2.0, 0.5), local_global)?;
         symmetric_velocity(&mut step, &xn);
         Ok(report)
     }
@@ -299,7 +324,7 @@ impl Integrator for Trapezoid {
         let grad = conservative_gradient(step.potentials, step.contact, step.x);
         let target: Vec<Vec3> =
             (0..step.x.len()).map(|i| step.x[i] + step.v[i] * h - grad[i] * (h * h / (4.0 * step.masses[i]))).collect();
-        let (xn, report) = solve(&mut step, &target, 4.0 / (h * h), 1.0, 1.0)?;
+        let (xn, report) = solve(&mut step, &target, (4.0 / (h * h), 1.0, 1.0), None)?;
         symmetric_velocity(&mut step, &xn);
         Ok(report)
     }
@@ -400,7 +425,7 @@ impl Integrator for AlphaMethod {
         }
         let grad_n = conservative_gradient(step.potentials, step.contact, step.x);
         let target = inertial_target(&step);
-        let (xn, mut report) = solve(&mut step, &target, 1.0 / (h * h), 1.0, 1.0)?;
+        let (xn, mut report) = solve(&mut step, &target, (1.0 / (h * h), 1.0, 1.0), None)?;
         let w: Vec<Vec3> = (0..n).map(|i| (step.x[i] - xn[i]) / h).collect();
         let grad_next = conservative_gradient(step.potentials, step.contact, step.x);
         let dv: Vec<Vec3> =
@@ -540,7 +565,8 @@ impl Integrator for DiagonallyImplicitRk {
             } else {
                 let target: Vec<Vec3> = (0..n).map(|k| xn[k] + x_sum[k] + (vn[k] + a_sum[k]) * (h * aii)).collect();
                 let guess = last_x.clone();
-                let (x, r) = minimize_stage(&step, &xn, &target, 1.0 / (h * aii * h * aii), 1.0, 1.0, Some(&guess))?;
+                let (x, r) =
+                    minimize_stage(&step, &xn, &target, 1.0 / (h * aii * h * aii), 1.0, 1.0, Some(&guess), None)?;
                 report.newton_iterations += r.iterations;
                 report.converged &= r.converged;
                 report.linear_solve_seconds += r.linear_solve_seconds;
@@ -719,16 +745,37 @@ fn gather_free(values: &[Vec3], free: &[(usize, usize)], dofs: usize) -> DVector
 /// midpoint step, blended with a backward Euler step (started from the midpoint result) when it
 /// gained energy, or with a forward Euler step when it lost energy, α found by bisection so the
 /// energy is within `tolerance`·|H| of the target; the target drops by what damping dissipates.
+///
+/// Both implicit solves are Newton's, or with `local_global` Dinev et al.'s local/global
+/// iterations (Stabilizing §4.2: 10 for the midpoint solve, 1 for the backward-Euler correction).
 #[derive(Debug)]
 pub struct Blend {
     /// Relative energy tolerance ε of the bisection (the paper uses 0.01).
     pub tolerance: Real,
+    /// The local/global solver in place of Newton's method, if chosen.
+    pub local_global: Option<LocalGlobal>,
     target: Option<Real>,
 }
 
 impl Default for Blend {
     fn default() -> Self {
-        Blend { tolerance: 0.01, target: None }
+        Blend { tolerance: 0.01, local_global: None, target: None }
+    }
+}
+
+impl Blend {
+    /// The paper's ε = 1 %, solved by Newton (`None`) or the local/global solver.
+    pub fn with_solver(local_global: Option<LocalGlobal>) -> Self {
+        Blend { local_global, ..Default::default() }
+    }
+
+    /// The local/global solver with the iterations of the midpoint solve, or with `correction`
+    /// those of the backward-Euler correction; `None` for Newton.
+    fn solver(&mut self, correction: bool) -> Option<(&mut LocalGlobal, usize)> {
+        self.local_global.as_mut().map(|s| {
+            let iterations = if correction { s.correction_iterations } else { s.iterations };
+            (s, iterations)
+        })
     }
 }
 
@@ -759,7 +806,7 @@ impl Integrator for Blend {
         let target = *self.target.get_or_insert_with(|| energy(step.potentials, &xn, &vn));
         // implicit midpoint
         let inertial: Vec<Vec3> = (0..n).map(|i| xn[i] + vn[i] * h).collect();
-        let (x_im, r_im) = minimize_stage(&step, &xn, &inertial, 2.0 / (h * h), 2.0, 0.5, None)?;
+        let (x_im, r_im) = minimize_stage(&step, &xn, &inertial, 2.0 / (h * h), 2.0, 0.5, None, self.solver(false))?;
         let v_im: Vec<Vec3> = (0..n).map(|i| (x_im[i] - xn[i]) * (2.0 / h) - vn[i]).collect();
         let mut report = StepReport {
             newton_iterations: r_im.iterations,
@@ -770,7 +817,8 @@ impl Integrator for Blend {
         let e_im = energy(step.potentials, &x_im, &v_im);
         // the other end of the blend: backward Euler if midpoint overshot, forward Euler if it undershot
         let ((x0, v0), (x1, v1)) = if e_im > target {
-            let (x_be, r) = minimize_stage(&step, &xn, &inertial, 1.0 / (h * h), 1.0, 1.0, Some(&x_im))?;
+            let (x_be, r) =
+                minimize_stage(&step, &xn, &inertial, 1.0 / (h * h), 1.0, 1.0, Some(&x_im), self.solver(true))?;
             report.newton_iterations += r.iterations;
             report.converged &= r.converged;
             report.linear_solve_seconds += r.linear_solve_seconds;

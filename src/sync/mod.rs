@@ -5,14 +5,16 @@
 //! Every step minimises an incremental potential with Newton's method (per-stencil PSD
 //! projection, sparse Cholesky or Jacobi-PCG ([`LinearSolver`]), backtracking line search). Scenes with `[contact]` get IPC contact
 //! ([`ipc`]): log barriers on close point–triangle and edge–edge pairs and a CCD-filtered line
-//! search, so every accepted iterate is intersection-free.
+//! search, so every accepted iterate is intersection-free. Implicit midpoint and the blend can take
+//! Dinev et al.'s local/global solver in Newton's place ([`local_global`], `[sync] solver`).
 
 mod backend;
 mod engine;
 pub mod integrators;
 pub mod ipc;
+pub mod local_global;
 
 pub use crate::newton::{LinearSolver, NewtonError, NewtonParameters};
-pub use engine::{IntegratorKind, SyncEngine, SyncParameters};
+pub use engine::{IntegratorKind, SolverKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
 pub use ipc::{IpcContact, IpcParameters};
