@@ -1,13 +1,15 @@
 //! Cost per step of the synchronous integrators on the same scene and h (issue 5: A-search should
 //! cost at most 1.1× implicit Euler per step) on a tumbling cube and through a ball's impact, and
 //! the linear solve alone with each
-//! [`LinearSolver`] on Newton systems of two cubes. Figures: docs/performance.md.
+//! [`LinearSolver`] on Newton systems of two cubes; and Stabilizing §4.2's local/global solver
+//! against Newton's method on the spinning cube of `examples/spinning-cube.toml`. Figures:
+//! docs/performance.md.
 //!
 //! Run: `cargo bench --bench sync` (one group: `cargo bench --bench sync -- sync_linear_solve`)
 
 use avicontact::newton::solve_newton_system;
 use avicontact::scene;
-use avicontact::sync::{EnergyTarget, IntegratorKind, LinearSolver, NewtonParameters, SyncParameters};
+use avicontact::sync::{EnergyTarget, IntegratorKind, LinearSolver, SolverKind, SyncParameters};
 use avicontact::Simulation;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use std::path::Path;
@@ -38,7 +40,7 @@ angular_velocity = [3.0, 15.0, -5.0]
 "#
     .replace("CELLS", &cells.to_string());
     let s = scene::parse(&text, "bench", Path::new("."), "cube".into()).expect("bench scene");
-    let sync = SyncParameters { integrator, timestep: 1.0 / 30.0, newton: NewtonParameters::default(), contact: None };
+    let sync = SyncParameters { integrator, timestep: 1.0 / 30.0, contact: None, ..Default::default() };
     Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
 }
 
@@ -138,5 +140,46 @@ fn linear_solve(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_step, ball_impact, linear_solve);
+/// Steps per measured iteration of the spinning cube: 1 s at the paper's h = 0.033 s.
+const CUBE_STEPS: u64 = 30;
+
+/// Cost per step of implicit Euler, implicit midpoint and the blend on the spinning cube of
+/// Stabilizing Fig. 5 (216 vertices, 750 as-rigid-as-possible tetrahedra), each solved by Newton
+/// (to its default tolerance, sparse Cholesky) and by local/global iterations (10, and 1 for the
+/// blend's correction; the one factorisation per system is inside the timing, once per 30
+/// steps). Implicit Euler by local/global is Projective Dynamics, the paper's baseline.
+fn local_global(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sync_local_global_step");
+    group.throughput(Throughput::Elements(CUBE_STEPS));
+    group.sample_size(10);
+    let scene_text = include_str!("../examples/spinning-cube.toml");
+    for (integrator, name) in [
+        (IntegratorKind::ImplicitEuler, "implicit-euler"),
+        (IntegratorKind::ImplicitMidpoint, "implicit-midpoint"),
+        (IntegratorKind::Blend, "blend"),
+    ] {
+        for solver in [SolverKind::Newton, SolverKind::LocalGlobal { iterations: 10 }] {
+            let make = || {
+                let s = scene::parse(scene_text, "bench", Path::new("examples"), "cube".into()).expect("bench scene");
+                let sync = SyncParameters { integrator, solver, ..s.sync };
+                Simulation::new_sync(s.model, s.forces, s.parameters, sync).expect("bench simulation")
+            };
+            group.bench_function(BenchmarkId::new(name, solver.name()), |b| {
+                b.iter_batched(
+                    make,
+                    |mut sim| {
+                        for _ in 0..CUBE_STEPS {
+                            sim.step_event(&mut ()).expect("step");
+                        }
+                        sim
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_step, ball_impact, linear_solve, local_global);
 criterion_main!(benches);
