@@ -48,6 +48,7 @@ velocities = [[0, 0, 0], [0, 10, 0]]
         timestep: h,
         newton: NewtonParameters { tolerance: 1e-14, max_iterations: 100, ..Default::default() },
         contact: None,
+        ..Default::default()
     };
     let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
     sim.run(&mut ()).unwrap();

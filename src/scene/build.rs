@@ -14,7 +14,9 @@ use crate::ids::VertexId;
 use crate::math::{Compact, Real, Vec3};
 use crate::model::Model;
 use crate::simulation::SimulationParameters;
-use crate::sync::{EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SolverKind, SyncParameters};
+use crate::sync::{
+    ContactModel, EnergyTarget, IntegratorKind, IpcParameters, LinearSolver, SolverKind, SyncParameters,
+};
 use std::path::Path;
 
 /// The smallest `[contact] broad_phase_slack` accepted, as a fraction of η(1).
@@ -55,6 +57,20 @@ pub(super) fn build(
         Some(c) => {
             if let Some(ipc) = &mut sync.contact {
                 ipc.friction = c.friction.unwrap_or(0.0);
+            }
+            if let Some(name) = &c.model {
+                sync.contact_model =
+                    ContactModel::NAMES.iter().find(|(n, _)| n == name).map(|&(_, m)| m).ok_or_else(|| {
+                        let names: Vec<&str> = ContactModel::NAMES.iter().map(|(n, _)| *n).collect();
+                        ctx.err("contact.model", format!("unknown contact model \"{name}\"; use {}", quoted_or(&names)))
+                    })?;
+                if sync.contact_model == ContactModel::PredictorCorrector && backend != Backend::Sync {
+                    return Err(ctx.err(
+                        "contact.model",
+                        "\"predictor-corrector\" is the synchronous backend's contact (Higher-order §4); the AVI \
+                         backend's contact is its penalty layers: set [simulation] backend = \"sync\" or remove the key",
+                    ));
+                }
             }
         }
     }

@@ -170,6 +170,8 @@ pub struct ContactSection {
     /// Broad-phase hysteresis, m (hash grid and k-DOP; default: a twentieth of the grid's cell, a
     /// tenth of the default cell for the k-DOP hierarchy).
     pub broad_phase_slack: Option<f64>,
+    /// The synchronous backend's contact: `ipc` (default) or `predictor-corrector`.
+    pub model: Option<String>,
 }
 
 /// `[sync]`.

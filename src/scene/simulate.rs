@@ -7,13 +7,23 @@ use crate::backend::BackendKind;
 use crate::error::SimulationError;
 use crate::math::Compact;
 use crate::simulation::Simulation;
-use crate::sync::{IntegratorKind, SolverKind};
+use crate::sync::{ContactModel, IntegratorKind, SolverKind};
 
 impl Scene {
     /// The scene's model, potentials and parameters on `backend` (the scene asks for
     /// [`Scene::backend`]).
     pub fn into_simulation(self, backend: BackendKind) -> Result<Simulation, SimulationError> {
         match backend {
+            BackendKind::Avi
+                if self.sync.contact.is_some() && self.sync.contact_model == ContactModel::PredictorCorrector =>
+            {
+                Err(SimulationError::BadParameter {
+                    name: "contact.model",
+                    message: "\"predictor-corrector\" is the synchronous backend's contact (Higher-order §4); run \
+                              this scene on the synchronous backend, or remove the key for the AVI's penalty layers"
+                        .into(),
+                })
+            }
             BackendKind::Avi => Simulation::new(self.model, self.forces, self.parameters),
             BackendKind::Sync => Simulation::new_sync(self.model, self.forces, self.parameters, self.sync),
         }

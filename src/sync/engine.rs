@@ -1,6 +1,7 @@
 //! The synchronous time loop: fixed steps t_n = n·h; frames report the state at the end of the
 //! step that reaches their time.
 
+use super::corrector::Corrector;
 use super::integrators::{
     AlphaMethod, Bdf2, Blend, DiagonallyImplicitRk, EnergyTarget, ImplicitEuler, ImplicitMidpoint, Integrator, Ros3pl,
     Step, Trapezoid,
@@ -144,6 +145,23 @@ impl SolverKind {
     }
 }
 
+/// The synchronous backend's contact (`[contact] model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactModel {
+    /// IPC's barriers and CCD inside every implicit solve (`"ipc"`, the default).
+    #[default]
+    Ipc,
+    /// Löschner et al.'s predictor–corrector (`"predictor-corrector"`, Higher-order §4): the
+    /// integrator steps without contact, then a QP corrects the step ([`super::corrector`]).
+    PredictorCorrector,
+}
+
+impl ContactModel {
+    /// Every model with its name in scene files.
+    pub const NAMES: [(&'static str, ContactModel); 2] =
+        [("ipc", ContactModel::Ipc), ("predictor-corrector", ContactModel::PredictorCorrector)];
+}
+
 /// Tunables of the synchronous backend (the scene's `[sync]` table).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SyncParameters {
@@ -157,6 +175,8 @@ pub struct SyncParameters {
     pub solver: SolverKind,
     /// IPC contact (`None`: bodies pass through each other).
     pub contact: Option<IpcParameters>,
+    /// With `contact`: IPC, or the predictor–corrector that takes its place.
+    pub contact_model: ContactModel,
 }
 
 impl Default for SyncParameters {
@@ -167,6 +187,7 @@ impl Default for SyncParameters {
             newton: NewtonParameters::default(),
             solver: SolverKind::Newton,
             contact: None,
+            contact_model: ContactModel::Ipc,
         }
     }
 }
@@ -198,13 +219,13 @@ fn refuse_what_local_global_cannot_take(
             message: "must be at least 1 (the paper uses 10)".into(),
         });
     }
-    if parameters.contact.is_some() {
+    if parameters.contact.is_some() && parameters.contact_model == ContactModel::Ipc {
         return Err(SimulationError::BadParameter {
             name: "sync.solver",
             message: format!(
                 "\"local-global\" with \"{integrator}\" takes a fixed number of iterations with no line search, so \
-                 IPC contact (the scene's [contact] table) cannot guard its steps; use solver \"newton\" or \
-                 remove [contact]"
+                 IPC contact (the scene's [contact] table) cannot guard its steps; use solver \"newton\", set \
+                 [contact] model = \"predictor-corrector\", or remove [contact]"
             ),
         });
     }
@@ -230,13 +251,13 @@ fn refuse_what_ros3pl_cannot_take(
     parameters: &SyncParameters,
     potentials: &[Box<dyn Potential>],
 ) -> Result<(), SimulationError> {
-    if parameters.contact.is_some() {
+    if parameters.contact.is_some() && parameters.contact_model == ContactModel::Ipc {
         return Err(SimulationError::BadParameter {
             name: "sync.integrator",
             message: "\"ros3pl\" is a Rosenbrock method: it solves one linear system per stage and no Newton \
                       problem, so IPC contact (the scene's [contact] table on the synchronous backend) cannot \
-                      guard its steps; choose an implicit integrator such as \"sdirk2\" or \"implicit-euler\", or \
-                      remove [contact]"
+                      guard its steps; choose an implicit integrator such as \"sdirk2\" or \"implicit-euler\", set \
+                      [contact] model = \"predictor-corrector\", or remove [contact]"
                 .into(),
         });
     }
@@ -273,6 +294,8 @@ pub struct SyncEngine {
     integrator: Box<dyn Integrator>,
     parameters: SyncParameters,
     contact: Option<IpcContact>,
+    /// The predictor–corrector's contact QP, in IPC's place (`[contact] model`).
+    corrector: Option<Corrector>,
     masses: Vec<Real>,
     free: Vec<Option<usize>>,
     /// Vertices free until their script starts, not captured yet.
@@ -334,7 +357,12 @@ impl SyncEngine {
         let mut counters = Counters::default();
         let frame_slot = counters.slot("frame");
         let step_slot = counters.slot("step");
-        let contact = parameters.contact.map(|c| IpcContact::new(model, c));
+        let contact = parameters
+            .contact
+            .filter(|_| parameters.contact_model == ContactModel::Ipc)
+            .map(|c| IpcContact::new(model, c));
+        let corrector = (parameters.contact.is_some() && parameters.contact_model == ContactModel::PredictorCorrector)
+            .then(|| Corrector::new(model));
         if let Some(c) = &contact {
             let IpcParameters { activation, stiffness, .. } = *c.parameters();
             if !(activation.is_finite() && activation > 0.0 && stiffness.is_finite() && stiffness > 0.0) {
@@ -385,6 +413,7 @@ impl SyncEngine {
         let external_shifts = assemble_energy(potentials.iter().filter(|p| p.is_external()).map(|p| p.as_ref()), &x);
         Ok(SyncEngine {
             contact,
+            corrector,
             integrator: parameters.integrator.build(parameters.solver),
             potentials,
             parameters,
@@ -605,6 +634,7 @@ impl SyncEngine {
             self.potentials[k].set_time(t_next - 0.5 * h);
         }
         self.external_shifts += external_energy(&self.potentials, &self.x) - external_before;
+        let x_start = self.corrector.is_some().then(|| self.x.clone());
         let report = self
             .integrator
             .step(Step {
@@ -623,6 +653,14 @@ impl SyncEngine {
                 name: "sync",
                 message: format!("step {} failed: {e}", self.steps + 1),
             })?;
+        if let (Some(corrector), Some(x_start)) = (&self.corrector, x_start) {
+            corrector
+                .correct(&self.potentials, &self.masses, &self.free, &x_start, &mut self.x, &mut self.v, h)
+                .map_err(|e| SimulationError::BadParameter {
+                    name: "contact.model",
+                    message: format!("step {} failed: {e}", self.steps + 1),
+                })?;
+        }
         self.potentials.truncate(base);
         self.steps += 1;
         self.dissipated += report.dissipated;

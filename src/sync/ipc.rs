@@ -132,6 +132,24 @@ impl IpcContact {
         pairs
     }
 
+    /// The (point, triangle) candidate pairs whose boxes, swept from `x` to `x + step`, come
+    /// within `margin`: false positives allowed, false negatives never (the predictor–corrector's
+    /// broad phase, `sync/corrector.rs`).
+    pub(crate) fn point_triangle_candidates(
+        &self,
+        x: &[Vec3],
+        step: &[Vec3],
+        margin: Real,
+    ) -> Vec<(VertexId, [VertexId; 3])> {
+        self.candidates(x, Some(step), margin)
+            .into_iter()
+            .filter_map(|pair| match pair {
+                Pair::PointTriangle(p, t) => Some((p, t)),
+                Pair::EdgeEdge(..) => None,
+            })
+            .collect()
+    }
+
     /// The barriers of every pair closer than d̂ at `x`.
     pub fn active_barriers(&self, x: &[Vec3]) -> Vec<Box<dyn Potential>> {
         self.active_barrier_pairs(x).into_iter().map(|b| Box::new(b) as Box<dyn Potential>).collect()

@@ -7,14 +7,17 @@
 //! ([`ipc`]): log barriers on close point–triangle and edge–edge pairs and a CCD-filtered line
 //! search, so every accepted iterate is intersection-free. Implicit midpoint and the blend can take
 //! Dinev et al.'s local/global solver in Newton's place ([`local_global`], `[sync] solver`).
+//! `[contact] model = "predictor-corrector"` replaces IPC by Löschner et al.'s contact QP after
+//! an unconstrained step ([`corrector`]).
 
 mod backend;
+pub mod corrector;
 mod engine;
 pub mod integrators;
 pub mod ipc;
 pub mod local_global;
 
 pub use crate::newton::{LinearSolver, NewtonError, NewtonParameters};
-pub use engine::{IntegratorKind, SolverKind, SyncEngine, SyncParameters};
+pub use engine::{ContactModel, IntegratorKind, SolverKind, SyncEngine, SyncParameters};
 pub use integrators::{EnergyTarget, Integrator, StepReport};
 pub use ipc::{IpcContact, IpcParameters};
