@@ -154,3 +154,29 @@ fn the_contact_model_is_refused_where_it_does_not_apply() {
     sync.integrator = IntegratorKind::Ros3pl;
     assert!(Simulation::new_sync(s.model, s.forces, s.parameters, sync).is_ok());
 }
+
+#[test]
+fn the_jumping_ball_never_enters_the_ground_on_its_irregular_mesh() {
+    // examples/jumping-ball.toml coarsened: a cube's cells mapped onto the ball, so tetrahedra of
+    // unequal shapes and sizes and a surface of unequal triangles; 1.2 s takes the first impact
+    for integrator in [IntegratorKind::ImplicitEuler, IntegratorKind::Sdirk2] {
+        let text = include_str!("../examples/jumping-ball.toml")
+            .replace("resolution = 6", "resolution = 3")
+            .replace("duration = 10.0", "duration = 1.2");
+        let s = scene::parse(&text, "ball", Path::new("examples"), "ball".into()).unwrap();
+        let ball = s.model.vertices.len() - 4; // the plane's 4 vertices come last
+        assert!(s.model.vertices.positions()[ball..].iter().all(|p| p.z == 0.0), "the ground's vertices");
+        let mut sync = s.sync;
+        sync.integrator = integrator;
+        let mut sim = Simulation::new_sync(s.model, s.forces, s.parameters, sync).unwrap();
+        let mut lowest = Real::INFINITY;
+        while sim.sync().unwrap().now().seconds() < 1.2 - 1e-9 {
+            sim.step_event(&mut ()).unwrap();
+            let x = &sim.model().vertices.positions()[..ball];
+            lowest = lowest.min(x.iter().map(|p| p.z).fold(Real::INFINITY, Real::min));
+        }
+        println!("{integrator:?}: lowest point {lowest:.3e} m");
+        assert!(lowest > -1e-6, "{integrator:?}: a vertex entered the ground by {lowest} m");
+        assert!(lowest < 0.01, "{integrator:?}: the ball reached the ground");
+    }
+}
