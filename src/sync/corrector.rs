@@ -139,6 +139,7 @@ impl Corrector {
             return Ok(Correction::default());
         }
         let (x_p, v_p) = (x.to_vec(), v.to_vec());
+        let objective = Objective::new(potentials, masses, free, x_n, &x_p, &v_p, h);
         let mut correction = Correction::default();
         for _ in 0..ACTIVE_SET_ROUNDS {
             let rows: Vec<Row> = pairs
@@ -151,7 +152,7 @@ impl Corrector {
                     Row { bound: -r.normal.dot(&relative), ..*r }
                 })
                 .collect();
-            let (dv, iterations) = self.solve(potentials, masses, free, x_n, &x_p, &v_p, h, &rows)?;
+            let (dv, iterations) = objective.solve(free, &rows)?;
             correction = Correction { contacts: rows.len(), iterations: correction.iterations + iterations };
             // u_{n+1} = u_n + h v_{n+1} (§4)
             for (i, f) in free.iter().enumerate() {
@@ -173,12 +174,22 @@ impl Corrector {
         }
         Ok(correction)
     }
+}
 
-    /// The QP of one round: Δv = v − v_p over the free degrees of freedom, and the solver's
-    /// iterations.
-    #[allow(clippy::too_many_arguments)]
-    fn solve(
-        &self,
+/// The QP's objective in Δv = v − v_p after §4.1's Jacobi scaling, the same for every round of a
+/// step: ½Δv̂ᵀ(P^{1/2}CP^{1/2})Δv̂ + (P^{1/2}q)ᵀΔv̂ with Δv = P^{1/2}Δv̂.
+struct Objective {
+    /// P^{1/2}CP^{1/2}'s upper triangle, in Clarabel's CSC form.
+    matrix: clarabel::algebra::CscMatrix<Real>,
+    /// P^{1/2}q.
+    linear: Vec<Real>,
+    /// P^{1/2}'s diagonal, 1/√C_kk.
+    scale: Vec<Real>,
+}
+
+impl Objective {
+    /// The objective of a step of `h` from `x_n` predicted to `x`, `v`.
+    fn new(
         potentials: &[Box<dyn Potential>],
         masses: &[Real],
         free: &[Option<usize>],
@@ -186,9 +197,7 @@ impl Corrector {
         x: &[Vec3],
         v: &[Vec3],
         h: Real,
-        rows: &[Row],
-    ) -> Result<(nalgebra::DVector<Real>, u32), String> {
-        let column = |p: VertexId| free[p.index()];
+    ) -> Self {
         // C = h²·(M/h² + K(x_p)): the Newton matrix of backward Euler at the prediction
         let phi = IncrementalPotential {
             potentials,
@@ -216,7 +225,6 @@ impl Corrector {
             }
         }
         let stiffness_drift = &matrix * &drift - mass.component_mul(&drift) / (h * h);
-        let linear: Vec<Real> = (0..dofs).map(|k| h * stiffness_drift[k]).collect();
         // §4.1: Δv = P^{1/2} Δv̂, P = diag(C)⁻¹
         let mut diagonal = vec![0.0; dofs];
         for (r, c, value) in matrix.triplet_iter() {
@@ -238,7 +246,18 @@ impl Corrector {
             }
             p_cols.push(p_rows.len());
         }
-        let objective = clarabel::algebra::CscMatrix::new(dofs, dofs, p_cols, p_rows, p_values);
+        Objective {
+            matrix: clarabel::algebra::CscMatrix::new(dofs, dofs, p_cols, p_rows, p_values),
+            linear: (0..dofs).map(|k| h * stiffness_drift[k] * scale[k]).collect(),
+            scale,
+        }
+    }
+
+    /// The QP of one round with `rows`: Δv over the free degrees of freedom, and the solver's
+    /// iterations.
+    fn solve(&self, free: &[Option<usize>], rows: &[Row]) -> Result<(nalgebra::DVector<Real>, u32), String> {
+        let column = |p: VertexId| free[p.index()];
+        let (dofs, scale) = (self.scale.len(), &self.scale);
         // rows −E G P^{1/2} Δv̂ + s = −E·bound, s ≥ 0, built column by column
         let mut entries: Vec<Vec<(usize, Real)>> = vec![Vec::new(); dofs];
         let mut bounds = Vec::with_capacity(rows.len());
@@ -273,15 +292,9 @@ impl Corrector {
             .build()
             .map_err(|e| format!("contact QP settings: {e}"))?;
         let cones = [clarabel::solver::NonnegativeConeT(rows.len())];
-        let mut solver = clarabel::solver::DefaultSolver::new(
-            &objective,
-            &(0..dofs).map(|k| linear[k] * scale[k]).collect::<Vec<_>>(),
-            &constraints,
-            &bounds,
-            &cones,
-            settings,
-        )
-        .map_err(|e| format!("the contact QP of {} rows could not be set up: {e}", rows.len()))?;
+        let mut solver =
+            clarabel::solver::DefaultSolver::new(&self.matrix, &self.linear, &constraints, &bounds, &cones, settings)
+                .map_err(|e| format!("the contact QP of {} rows could not be set up: {e}", rows.len()))?;
         use clarabel::solver::IPSolver;
         solver.solve();
         let status = solver.solution.status;
