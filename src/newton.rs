@@ -269,7 +269,10 @@ impl IncrementalPotential<'_> {
         let free_of = |p: &dyn Potential| -> SmallVec<[usize; 4]> {
             p.stencil().iter().filter_map(|v| self.free[v.index()]).collect()
         };
-        let elastic = || self.potentials.iter().map(|p| free_of(p.as_ref())).collect::<Vec<_>>();
+        // a linear potential (a body's gravity) adds nothing to the Hessian: its stencil, all of
+        // the body, would make the pattern and the Cholesky factor dense
+        let elastic =
+            || self.potentials.iter().filter(|p| !p.is_linear()).map(|p| free_of(p.as_ref())).collect::<Vec<_>>();
         let pattern = match self.assembly {
             Some(cache) => lock(cache).pattern(self.free, dofs / 3, elastic),
             None => {
@@ -1016,6 +1019,42 @@ mod tests {
         // the report's last step is the converged one's, below the tolerance (and not the 0 of
         // "no step taken")
         assert!(report.last_step > 0.0 && report.last_step <= 1e-12, "{}", report.last_step);
+    }
+
+    #[test]
+    fn a_bodys_gravity_leaves_the_newton_system_as_sparse_as_its_springs() {
+        // a chain of 6 springs over 7 free vertices, with gravity on all of them: the system
+        // couples neighbours only (7 diagonal and 12 off-diagonal 3 × 3 blocks), as if gravity
+        // were not there, and not every vertex with every other (49 blocks)
+        let n: u32 = 7;
+        let mut potentials: Vec<Box<dyn Potential>> = (0..n - 1)
+            .map(|i| Box::new(Spring::new(VertexId(i), VertexId(i + 1), 100.0, 0.0, 1.0)) as Box<dyn Potential>)
+            .collect();
+        potentials.push(Box::new(crate::potential::Gravity::new(
+            (0..n).map(VertexId),
+            vec![1.0; n as usize],
+            Vec3::new(0.0, 0.0, -9.8),
+        )));
+        let masses = vec![1.0; n as usize];
+        let free: Vec<Option<usize>> = (0..n as usize).map(Some).collect();
+        let x: Vec<Vec3> = (0..n).map(|i| Vec3::new(1.1 * i as Real, 0.0, 0.0)).collect();
+        for assembly in [None, Some(&Mutex::new(AssemblyCache::default()))] {
+            let phi = IncrementalPotential {
+                potentials: &potentials,
+                masses: &masses,
+                free: &free,
+                target: &x,
+                anchor: &x,
+                inertia_weight: 1.0,
+                potential_weight: 1.0,
+                blend: 1.0,
+                contact: None,
+                hessian_form: HessianForm::Projected,
+                assembly,
+            };
+            let (matrix, _) = phi.newton_system(&x);
+            assert_eq!(matrix.nnz(), 9 * (n as usize + 2 * (n as usize - 1)));
+        }
     }
 
     /// A random sparse SPD matrix D S D: S symmetric and strictly diagonally dominant with about

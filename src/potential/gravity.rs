@@ -52,4 +52,8 @@ impl Potential for Gravity {
     fn hessian(&self, _x: &[Vec3]) -> Option<DMatrix<Real>> {
         None
     }
+
+    fn is_linear(&self) -> bool {
+        true
+    }
 }

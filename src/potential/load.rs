@@ -84,6 +84,10 @@ impl Potential for Load {
         None
     }
 
+    fn is_linear(&self) -> bool {
+        true
+    }
+
     fn is_external(&self) -> bool {
         true
     }

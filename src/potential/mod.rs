@@ -94,6 +94,15 @@ pub trait Potential: Send + Sync + std::fmt::Debug {
     /// when it is identically zero (a linear potential such as gravity).
     fn hessian(&self, x: &[Vec3]) -> Option<DMatrix<Real>>;
 
+    /// Whether the energy is linear in the positions (gravity, a load, wind): its Hessian is
+    /// identically zero, so a Newton system's sparsity pattern leaves its stencil out. A body's
+    /// gravity couples every vertex of the body; in the pattern it would make the sparse
+    /// Cholesky factor dense (`newton/pattern.rs`). `false` (the default) for any potential
+    /// with curvature.
+    fn is_linear(&self) -> bool {
+        false
+    }
+
     /// A positive-semidefinite stand-in for [`Potential::hessian`] that the potential can form
     /// more cheaply than the synchronous backend's projection of the whole stencil Hessian (an
     /// element projecting its stress derivative in its own smaller space), equal to the Hessian

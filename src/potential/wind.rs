@@ -101,6 +101,10 @@ impl Potential for Wind {
         None
     }
 
+    fn is_linear(&self) -> bool {
+        true
+    }
+
     fn is_external(&self) -> bool {
         true
     }
