@@ -103,7 +103,9 @@ enum Command {
         scene: String,
         /// Comma-separated runs: `avi`, `avi:phantom` or `avi:explicit` (every body with elastic
         /// potentials on a phantom mesh, or none) and `sync:<integrator>` with integrator
-        /// implicit-euler, bdf2, implicit-midpoint, trapezoid, a1, a-search, blend, sdirk2, tr-bdf2 or ros3pl.
+        /// implicit-euler, bdf2, implicit-midpoint, trapezoid, a1, a-search, blend, sdirk2, tr-bdf2 or ros3pl,
+        /// optionally followed by `:newton` or `:local-global` (the solver) and, for a scene with
+        /// [contact], `:ipc` or `:predictor-corrector` (the contact model), e.g. `sync:sdirk2:ipc`.
         #[arg(long, value_delimiter = ',', default_value = "avi,sync:a-search,sync:bdf2,sync:implicit-euler")]
         runs: Vec<String>,
         /// Output directory (created if missing).

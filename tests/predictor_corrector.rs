@@ -180,3 +180,90 @@ fn the_jumping_ball_never_enters_the_ground_on_its_irregular_mesh() {
         assert!(lowest < 0.01, "{integrator:?}: the ball reached the ground");
     }
 }
+
+/// The cube scene of [`cube`] as a file in a new directory, for the command line.
+fn cube_file(contact: Option<&str>, duration: Real) -> (tempfile::TempDir, std::path::PathBuf) {
+    let contact = contact.map_or(String::new(), |model| format!("[contact]\nmodel = \"{model}\"\n"));
+    let text = format!(
+        "[simulation]\nduration = {duration}\nframe_rate = 100.0\ngravity = [0.0, 0.0, -9.81]\nbackend = \"sync\"\n\
+         {contact}[sync]\nintegrator = \"implicit-euler\"\ntimestep = 0.01\nlinear_solver = \"cholesky\"\n\
+         [[body]]\nname = \"cube\"\nkind = \"solid\"\n\
+         mesh = {{ generator = \"box\", size = [0.2, 0.2, 0.2], resolution = 2 }}\n\
+         transform = {{ translate = [0.0, 0.0, 0.15] }}\nmaterial = \"neo-hookean\"\ndensity = 1000.0\n\
+         youngs_modulus = 1e6\npoisson_ratio = 0.3\nvelocity = [0.0, 0.0, -2.0]\n\
+         [[body]]\nname = \"ground\"\nkind = \"obstacle\"\nmesh = {{ generator = \"plane\", size = [1.0, 1.0] }}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cube.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// `avicontact compare SCENE --runs RUNS --out OUT --quiet`, which must succeed.
+fn compare(scene: &Path, runs: &str, out: &Path) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_avicontact"))
+        .args(["compare", scene.to_str().unwrap(), "--runs", runs, "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A run's `penetration.csv` as (time, depth, vertices) rows.
+fn penetration_rows(run: &Path) -> Vec<(Real, Real, usize)> {
+    let text = std::fs::read_to_string(run.join("penetration.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("time,depth,vertices"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn compare_measures_penetration_per_frame_from_the_frames_positions() {
+    // no [contact]: the cube falls through the ground; each frame's depth is how far its lowest
+    // vertex is below z = 0, read here from the frame files
+    let (dir, scene) = cube_file(None, 0.2);
+    let out = dir.path().join("cmp");
+    compare(&scene, "sync:implicit-euler", &out);
+    let run = out.join("sync-implicit-euler");
+    let rows = penetration_rows(&run);
+    assert_eq!(rows.len(), 21, "one row per frame");
+    for (k, &(time, depth, vertices)) in rows.iter().enumerate() {
+        let obj = std::fs::read_to_string(run.join(format!("frames/frame_{k:05}.obj"))).unwrap();
+        let cube = obj.split("o ground").next().unwrap();
+        let z: Vec<Real> = cube
+            .lines()
+            .filter_map(|l| l.strip_prefix("v "))
+            .map(|v| v.split(' ').nth(2).unwrap().parse().unwrap())
+            .collect();
+        let lowest = z.iter().copied().fold(Real::INFINITY, Real::min);
+        assert!((depth - (-lowest).max(0.0)).abs() < 1e-12, "t = {time}: depth {depth}, lowest vertex {lowest}");
+        assert_eq!(vertices, z.iter().filter(|&&z| z < 0.0).count(), "t = {time}");
+    }
+    assert!(rows.last().unwrap().1 > 0.3, "the cube ends deep in the ground");
+}
+
+#[test]
+fn compare_sets_the_predictor_corrector_beside_ipc_with_penetration_per_frame() {
+    let (dir, scene) = cube_file(Some("predictor-corrector"), 0.2);
+    let out = dir.path().join("cmp");
+    compare(&scene, "sync:implicit-euler,sync:implicit-euler:ipc", &out);
+    for f in ["penetration.png", "penetration.svg", "energy.png"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    for run in ["sync-implicit-euler", "sync-implicit-euler-ipc"] {
+        let rows = penetration_rows(&out.join(run));
+        assert_eq!(rows.len(), 21, "{run}");
+        assert!(rows.iter().all(|r| r.1 == 0.0 && r.2 == 0), "{run}: no vertex ever inside the ground");
+    }
+    let table = std::fs::read_to_string(out.join("comparison.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0].last(), Some(&"deepest_penetration"));
+    assert_eq!((rows[1][0], rows[2][0]), ("sync:implicit-euler", "sync:implicit-euler:ipc"));
+    assert!(rows[1..].iter().all(|r| r.last() == Some(&"0")), "{table}");
+    // the two models differ: the cube bounces off with another energy under each
+    assert_ne!(rows[1][2], rows[2][2], "{table}");
+}

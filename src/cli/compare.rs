@@ -1,12 +1,13 @@
 //! `avicontact compare SCENE --out DIR --runs …`: the scene once per backend and integrator,
-//! each run's outputs in `DIR/<run>/`, then energy and momentum plotted side by side and
+//! each run's outputs in `DIR/<run>/` (with `penetration.csv`: how deep the bodies lie in one
+//! another at each frame), then energy, momentum and penetration plotted side by side and
 //! `DIR/comparison.csv`.
 
 use super::{bad_input, check_duration, check_workload, load, stop_on_signals};
 use avicontact::error::SimulationError;
 use avicontact::interrupt::Interrupt;
 use avicontact::observe::{Frame, Observer, ObserverError};
-use avicontact::output::{plot_comparison, write_comparison, ComparisonRow, FrameWriter, Progress};
+use avicontact::output::{plot_comparison, write_comparison, ComparisonRow, FrameWriter, PenetrationWriter, Progress};
 use avicontact::scene::{self, RunChoice};
 use avicontact::Simulation;
 use std::path::{Path, PathBuf};
@@ -89,9 +90,10 @@ fn run_one(
     quiet: bool,
 ) -> Result<ComparisonRow, ExitCode> {
     let mut writer = FrameWriter::create(dir, sim.model()).map_err(|e| bad_input(format!("--out: {e}")))?;
+    let mut penetration = PenetrationWriter::create(dir, sim.model()).map_err(|e| bad_input(format!("--out: {e}")))?;
     let mut energies = Energies::default();
     let mut progress = Progress::new(duration, quiet).with_label(label);
-    let result = sim.run(&mut (&mut writer, (&mut energies, &mut progress)));
+    let result = sim.run(&mut (&mut writer, (&mut penetration, (&mut energies, &mut progress))));
     progress.finish();
     if let Err(SimulationError::Interrupted { cause, time }) = result {
         eprintln!(
@@ -122,6 +124,7 @@ fn run_one(
         wall_seconds: counters.wall_seconds,
         steps: counters.events_by_kind().into_iter().filter(|(k, _)| *k != "frame").map(|(_, n)| n).sum(),
         newton_iterations: sim.facts().newton_iterations,
+        deepest_penetration: penetration.deepest,
     })
 }
 

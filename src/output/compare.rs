@@ -24,11 +24,14 @@ pub struct ComparisonRow {
     pub steps: u64,
     /// Newton iterations (sync runs; empty for the AVI).
     pub newton_iterations: Option<u64>,
+    /// The largest depth of a vertex inside another body over the frames, m
+    /// ([`PenetrationGauge`](super::PenetrationGauge); 0 when none ever was).
+    pub deepest_penetration: f64,
 }
 
 /// The header of `comparison.csv`.
 pub const COMPARISON_HEADER: &str =
-    "run,initial_energy,final_relative,min_relative,max_relative,wall_seconds,steps,newton_iterations";
+    "run,initial_energy,final_relative,min_relative,max_relative,wall_seconds,steps,newton_iterations,deepest_penetration";
 
 /// Writes `rows` to `dir/comparison.csv`.
 pub fn write_comparison(dir: &Path, rows: &[ComparisonRow]) -> Result<(), OutputError> {
@@ -37,7 +40,7 @@ pub fn write_comparison(dir: &Path, rows: &[ComparisonRow]) -> Result<(), Output
         let newton = r.newton_iterations.map_or(String::new(), |n| n.to_string());
         let _ = writeln!(
             text,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{}",
             r.run,
             Compact(r.initial_energy),
             Compact(r.final_relative),
@@ -45,7 +48,8 @@ pub fn write_comparison(dir: &Path, rows: &[ComparisonRow]) -> Result<(), Output
             Compact(r.max_relative),
             Compact(r.wall_seconds),
             r.steps,
-            newton
+            newton,
+            Compact(r.deepest_penetration)
         );
     }
     let path = dir.join("comparison.csv");

@@ -9,6 +9,7 @@
 mod check;
 mod compare;
 mod frames;
+mod penetration;
 pub mod plot;
 mod progress;
 pub(crate) mod read;
@@ -17,6 +18,7 @@ mod summary;
 pub use check::{check_run, CheckError, CheckReport, Finding};
 pub use compare::{write_comparison, ComparisonRow, COMPARISON_HEADER};
 pub use frames::{FrameWriter, STATS_HEADER};
+pub use penetration::{Penetration, PenetrationGauge, PenetrationWriter, PENETRATION_HEADER};
 pub use plot::{plot_comparison, plot_run, PlotError};
 pub use progress::{format_wall_seconds, grouped, progress_line, Progress, DEFAULT_PROGRESS_INTERVAL};
 pub use summary::{write_summary, RunStatus, Summary};

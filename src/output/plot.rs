@@ -376,7 +376,9 @@ const RUN_COLORS: [RGBColor; 6] = [
 
 /// Draws the runs in `runs` (label, run directory with a `stats.csv`) side by side into
 /// `dir/energy.{png,svg}` (total energy against time) and `dir/momentum.{png,svg}` (‖p‖ and ‖L‖
-/// against time), and returns the paths.
+/// against time) and, when every run has a `penetration.csv` (`avicontact compare` writes one),
+/// `dir/penetration.{png,svg}` (the deepest vertex inside another body against time); returns the
+/// paths.
 pub fn plot_comparison(dir: &Path, runs: &[(String, PathBuf)]) -> Result<Vec<PathBuf>, PlotError> {
     register_font();
     let mut series = Vec::new();
@@ -431,7 +433,48 @@ pub fn plot_comparison(dir: &Path, runs: &[(String, PathBuf)]) -> Result<Vec<Pat
         momentum_svg,
         momentum_chart(SVGBackend::new(momentum_svg, (1000, 900)).into_drawing_area(), &linear, &angular),
     )?;
-    Ok(paths.into())
+    let mut paths: Vec<PathBuf> = paths.into();
+    let mut depths = Vec::new();
+    for (k, (label, run_dir)) in runs.iter().enumerate() {
+        let path = run_dir.join("penetration.csv");
+        if !path.exists() {
+            return Ok(paths);
+        }
+        let (time, depth) = read_penetration(&path)?;
+        depths.push(Curve { time: Some(time), ..Curve::new(label, RUN_COLORS[k % RUN_COLORS.len()], depth) });
+    }
+    fn penetration_chart<DB: DrawingBackend>(
+        root: DrawingArea<DB, Shift>,
+        curves: &[Curve],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        draw_chart(&root, "deepest vertex inside another body", "depth [m]", &[], curves)?;
+        root.present()
+    }
+    let (png, svg) = (dir.join("penetration.png"), dir.join("penetration.svg"));
+    check(&png, penetration_chart(BitMapBackend::new(&png, (1000, 600)).into_drawing_area(), &depths))?;
+    check(&svg, penetration_chart(SVGBackend::new(&svg, (1000, 600)).into_drawing_area(), &depths))?;
+    paths.extend([png, svg]);
+    Ok(paths)
+}
+
+/// The `time` and `depth` columns of a `penetration.csv`.
+fn read_penetration(path: &Path) -> Result<(Vec<f64>, Vec<f64>), PlotError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PlotError::Read { path: path.to_owned(), source })?;
+    let (mut time, mut depth) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        for (k, (column, values)) in [("time", &mut time), ("depth", &mut depth)].into_iter().enumerate() {
+            let field = fields.get(k).copied().unwrap_or("");
+            values.push(field.parse().map_err(|_| PlotError::Malformed {
+                path: path.to_owned(),
+                line: i + 1,
+                column,
+                value: field.to_owned(),
+            })?);
+        }
+    }
+    Ok((time, depth))
 }
 
 /// Turns a drawing error into [`PlotError::Write`] naming the image.

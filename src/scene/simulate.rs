@@ -72,14 +72,19 @@ pub struct RunChoice {
     /// `avi:phantom` (every body with elastic potentials on a phantom mesh) or `avi:explicit`
     /// (none); `None`: as the scene says.
     phantom: Option<bool>,
+    /// `sync:<integrator>:ipc` or `sync:<integrator>:predictor-corrector`; `None`: the scene's
+    /// `[contact] model`.
+    contact_model: Option<ContactModel>,
 }
 
 impl RunChoice {
     /// Parses `spec`: a backend's name, `avi:phantom` or `avi:explicit` (every body with elastic
     /// potentials on a phantom mesh, Phantom §3.2, or none), or for the synchronous backend
-    /// `sync:<integrator>` with a name of [`IntegratorKind::NAMES`], optionally followed by
-    /// `:newton` or `:local-global` ([`SolverKind::NAMES`]). `sync:a-search` keeps `scene`'s energy target and α
-    /// range when its `[sync]` asks for A-search. The error says what is wrong and what to use.
+    /// `sync:<integrator>` with a name of [`IntegratorKind::NAMES`], optionally followed by a
+    /// solver, `:newton` or `:local-global` ([`SolverKind::NAMES`]), and a contact model, `:ipc`
+    /// or `:predictor-corrector` ([`ContactModel::NAMES`]; for a scene with `[contact]`), in
+    /// either order. `sync:a-search` keeps `scene`'s energy target and α range when its `[sync]`
+    /// asks for A-search. The error says what is wrong and what to use.
     pub fn parse(spec: &str, scene: &Scene) -> Result<Self, String> {
         let unknown_run = || {
             let runs: Vec<String> = BackendKind::NAMES
@@ -100,18 +105,31 @@ impl RunChoice {
         };
         match (backend, integrator) {
             (BackendKind::Sync, Some(integrator)) => {
-                let (integrator, solver) = match integrator.split_once(':') {
-                    None => (integrator, None),
-                    Some((integrator, solver)) => (integrator, Some(Self::solver(spec, solver, scene)?)),
-                };
-                let kind = Self::integrator(spec, integrator, scene)?;
-                Ok(RunChoice { backend, integrator: Some(kind), solver, phantom: None })
+                let mut parts = integrator.split(':');
+                let kind = Self::integrator(spec, parts.next().unwrap_or(""), scene)?;
+                let (mut solver, mut contact_model) = (None, None);
+                for option in parts {
+                    if let Some(&(_, model)) = ContactModel::NAMES.iter().find(|(n, _)| *n == option) {
+                        if scene.sync.contact.is_none() {
+                            return Err(format!(
+                                "`{spec}` asks for the contact model `{option}`, but the scene has no [contact]; \
+                                 add a [contact] section or leave `:{option}` out"
+                            ));
+                        }
+                        if contact_model.replace(model).is_some() {
+                            return Err(format!("`{spec}` names two contact models; give one"));
+                        }
+                    } else if solver.replace(Self::solver(spec, option, scene)?).is_some() {
+                        return Err(format!("`{spec}` names two solvers; give one"));
+                    }
+                }
+                Ok(RunChoice { backend, integrator: Some(kind), solver, phantom: None, contact_model })
             }
             (BackendKind::Avi, Some(integration @ ("phantom" | "explicit"))) => {
-                Ok(RunChoice { backend, integrator: None, solver: None, phantom: Some(integration == "phantom") })
+                Ok(RunChoice { phantom: Some(integration == "phantom"), ..Self::from_backend(backend) })
             }
             (BackendKind::Sync, None) | (_, Some(_)) => Err(unknown_run()),
-            (backend, None) => Ok(RunChoice { backend, integrator: None, solver: None, phantom: None }),
+            (backend, None) => Ok(Self::from_backend(backend)),
         }
     }
 
@@ -144,14 +162,19 @@ impl RunChoice {
             Some(&(_, kind)) => Ok(kind),
             None => {
                 let names: Vec<&str> = SolverKind::NAMES.iter().map(|(n, _)| *n).collect();
-                Err(format!("unknown solver `{name}` in `{spec}`; use {}", names.join(" or ")))
+                let models: Vec<&str> = ContactModel::NAMES.iter().map(|(n, _)| *n).collect();
+                Err(format!(
+                    "unknown solver or contact model `{name}` in `{spec}`; use a solver ({}) or a contact model ({})",
+                    names.join(" or "),
+                    models.join(" or ")
+                ))
             }
         }
     }
 
     /// `backend` with the scene's own integrator.
     pub fn from_backend(backend: BackendKind) -> Self {
-        RunChoice { backend, integrator: None, solver: None, phantom: None }
+        RunChoice { backend, integrator: None, solver: None, phantom: None, contact_model: None }
     }
 
     /// The run's backend.
@@ -168,6 +191,9 @@ impl RunChoice {
                 None if kind.takes_local_global() => scene.sync.solver,
                 None => SolverKind::Newton,
             };
+        }
+        if let Some(model) = self.contact_model {
+            scene.sync.contact_model = model;
         }
         match self.phantom {
             Some(true) => {
@@ -230,7 +256,9 @@ mod tests {
         assert_eq!(choice.solver, Some(SolverKind::LocalGlobal { iterations: 10 }));
         assert_eq!(
             RunChoice::parse("sync:blend:pd", &scene),
-            Err("unknown solver `pd` in `sync:blend:pd`; use newton or local-global".to_string())
+            Err("unknown solver or contact model `pd` in `sync:blend:pd`; use a solver (newton or local-global) \
+                 or a contact model (ipc or predictor-corrector)"
+                .to_string())
         );
         scene.sync.solver = SolverKind::LocalGlobal { iterations: 4 };
         let choice = RunChoice::parse("sync:implicit-midpoint:local-global", &scene).expect("a run");
@@ -246,6 +274,42 @@ mod tests {
             let sim = choice.simulation(cube()).expect("a simulation");
             assert_eq!(sim.sync().expect("sync").parameters().solver, solver, "{spec}");
         }
+    }
+
+    #[test]
+    fn a_sync_run_may_name_its_contact_model_when_the_scene_has_contact() {
+        let ball = || {
+            let text = include_str!("../../examples/jumping-ball.toml");
+            crate::scene::parse(text, "ball", std::path::Path::new("examples"), "ball".into()).expect("the example")
+        };
+        let scene = ball();
+        assert_eq!(scene.sync.contact_model, ContactModel::PredictorCorrector);
+        for (spec, model) in [
+            ("sync:sdirk2", ContactModel::PredictorCorrector),
+            ("sync:sdirk2:ipc", ContactModel::Ipc),
+            ("sync:implicit-euler:newton:ipc", ContactModel::Ipc),
+            ("sync:implicit-euler:predictor-corrector:newton", ContactModel::PredictorCorrector),
+        ] {
+            let choice = RunChoice::parse(spec, &scene).expect("a run");
+            let sim = choice.simulation(ball()).expect("a simulation");
+            assert_eq!(sim.sync().expect("sync").parameters().contact_model, model, "{spec}");
+        }
+        assert_eq!(
+            RunChoice::parse("sync:sdirk2:ipc:predictor-corrector", &scene),
+            Err("`sync:sdirk2:ipc:predictor-corrector` names two contact models; give one".to_string())
+        );
+        assert_eq!(
+            RunChoice::parse("sync:sdirk2:newton:newton", &scene),
+            Err("`sync:sdirk2:newton:newton` names two solvers; give one".to_string())
+        );
+        let cube = include_str!("../../examples/spinning-cube.toml");
+        let cube = crate::scene::parse(cube, "cube", std::path::Path::new("examples"), "cube".into()).expect("cube");
+        assert_eq!(
+            RunChoice::parse("sync:blend:ipc", &cube),
+            Err("`sync:blend:ipc` asks for the contact model `ipc`, but the scene has no [contact]; add a [contact] \
+                 section or leave `:ipc` out"
+                .to_string())
+        );
     }
 
     #[test]
