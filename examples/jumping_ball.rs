@@ -131,6 +131,7 @@ fn write_csv(path: &Path, series: &[(&str, Rows)]) -> Result<(), String> {
     let longest = series.iter().max_by_key(|(_, r)| r.len()).map_or(&[][..], |(_, r)| &r[..]);
     let mut text = String::from("time");
     for (label, _) in series {
+        let label = label.replace(',', ""); // "BE 5 ms": a comma would split the column
         text += &format!(",{label} energy [J/kg],{label} centre height [m],{label} lowest point [m]");
     }
     for (k, row) in longest.iter().enumerate() {
