@@ -8,8 +8,9 @@
 //! alone, not from any contact model's own bookkeeping:
 //! - a **closed** surface (every edge shared by exactly two triangles: a solid's boundary, a closed
 //!   shell) encloses a volume: a vertex is inside where the surface's winding number about it is
-//!   above ½ (the solid angles of its triangles summed, Van Oosterom and Strackee 1983), and its
-//!   depth is its distance to the surface;
+//!   above ½ (the solid angles of its triangles summed, Van Oosterom and Strackee 1983; within one
+//!   longest edge of the surface, the same answer from the nearest feature's pseudonormal), and
+//!   its depth is its distance to the surface;
 //! - an **open** surface (the ground, a cloth) has a front, the side its triangles' winding faces
 //!   (as the corrector reads it): a vertex is behind it where it lies on the back of its nearest
 //!   triangle and projects inside that triangle (so not past the surface's border), no farther
@@ -19,7 +20,7 @@
 //! crossing of its triangles, which `avicontact check` finds.
 
 use super::{io_at, OutputError};
-use crate::geometry::distance::point_triangle::closest_point_triangle;
+use crate::geometry::distance::point_triangle::{closest_point_triangle, PointTriangleRegion};
 use crate::math::{Compact, Real, Vec3};
 use crate::model::Model;
 use crate::observe::{Frame, Observer, ObserverError};
@@ -48,6 +49,11 @@ struct Surface {
     own: Range<u32>,
     /// Triangles, global vertex indices.
     triangles: Vec<[u32; 3]>,
+    /// Each triangle's edges (edge `k` from corner `k` to corner `k + 1`), as indices of the
+    /// surface's edges.
+    edges: Vec<[u32; 3]>,
+    /// The number of distinct edges.
+    edge_count: usize,
     /// Every edge shared by exactly two triangles.
     closed: bool,
 }
@@ -68,44 +74,131 @@ impl PenetrationGauge {
             .map(|b| {
                 let base = b.vertices.start;
                 let triangles: Vec<[u32; 3]> = b.kind.triangles().iter().map(|t| t.map(|v| v + base)).collect();
-                let mut edges: HashMap<(u32, u32), u32> = HashMap::new();
-                for t in &triangles {
-                    for k in 0..3 {
-                        let (a, b) = (t[k], t[(k + 1) % 3]);
-                        *edges.entry((a.min(b), a.max(b))).or_default() += 1;
-                    }
+                let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
+                let mut uses: Vec<u32> = Vec::new();
+                let edges = triangles
+                    .iter()
+                    .map(|t| {
+                        [0, 1, 2].map(|k| {
+                            let (a, b) = (t[k], t[(k + 1) % 3]);
+                            let id = *ids.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                                uses.push(0);
+                                uses.len() as u32 - 1
+                            });
+                            uses[id as usize] += 1;
+                            id
+                        })
+                    })
+                    .collect();
+                Surface {
+                    own: b.vertices.clone(),
+                    triangles,
+                    edges,
+                    edge_count: uses.len(),
+                    closed: uses.iter().all(|&n| n == 2),
                 }
-                Surface { own: b.vertices.clone(), triangles, closed: edges.values().all(|&n| n == 2) }
             })
             .collect();
         PenetrationGauge { surfaces }
     }
 
     /// The penetration at positions `x` (every vertex of the model).
+    ///
+    /// Each surface's triangles go into a grid of cells as large as its longest edge, so a vertex
+    /// is compared with the triangles of the 27 cells around it: every triangle within one
+    /// longest edge of it. Within that distance a closed surface's inside is told by the
+    /// angle-weighted pseudonormal of the nearest feature (face, edge or corner: Bærentzen and
+    /// Aanæs 2005); a vertex farther from every triangle but within the surface's box is told by
+    /// the winding number over all its triangles.
     pub fn measure(&self, x: &[Vec3]) -> Penetration {
         let mut depths = vec![0.0; x.len()];
         for s in &self.surfaces {
-            let corners = |t: &[u32; 3]| t.map(|v| x[v as usize]);
+            let corners: Vec<[Vec3; 3]> = s.triangles.iter().map(|t| t.map(|v| x[v as usize])).collect();
             let (mut lo, mut hi) = (Vec3::repeat(Real::INFINITY), Vec3::repeat(Real::NEG_INFINITY));
             let mut longest: Real = 0.0;
-            for t in &s.triangles {
-                let c = corners(t);
+            for c in &corners {
                 for k in 0..3 {
                     lo = lo.inf(&c[k]);
                     hi = hi.sup(&c[k]);
                     longest = longest.max((c[k] - c[(k + 1) % 3]).norm());
                 }
             }
+            if !(longest > 0.0 && longest.is_finite()) {
+                continue;
+            }
+            let cell = |p: &Vec3| -> [i64; 3] { [0, 1, 2].map(|k| ((p[k] - lo[k]) / longest).floor() as i64) };
+            let boxes: Vec<(Vec3, Vec3)> =
+                corners.iter().map(|c| (c[0].inf(&c[1]).inf(&c[2]), c[0].sup(&c[1]).sup(&c[2]))).collect();
+            let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+            for (t, (lo, hi)) in boxes.iter().enumerate() {
+                let (a, b) = (cell(lo), cell(hi));
+                for i in a[0]..=b[0] {
+                    for j in a[1]..=b[1] {
+                        for k in a[2]..=b[2] {
+                            grid.entry([i, j, k]).or_default().push(t as u32);
+                        }
+                    }
+                }
+            }
+            let normals = s.closed.then(|| Pseudonormals::new(s, &corners));
             let reach = if s.closed { 0.0 } else { longest };
-            let (lo, hi) = (lo - Vec3::repeat(reach), hi + Vec3::repeat(reach));
+            let (lo_box, hi_box) = (lo - Vec3::repeat(reach), hi + Vec3::repeat(reach));
+            let mut near = Vec::new();
             for (i, &p) in x.iter().enumerate() {
-                if s.own.contains(&(i as u32)) || (0..3).any(|k| p[k] < lo[k] || p[k] > hi[k]) {
+                if s.own.contains(&(i as u32)) || (0..3).any(|k| p[k] < lo_box[k] || p[k] > hi_box[k]) {
                     continue;
                 }
-                let depth = if s.closed {
-                    inside_closed(p, s.triangles.iter().map(corners))
-                } else {
-                    behind_open(p, s.triangles.iter().map(corners), longest)
+                near.clear();
+                let at = cell(&p);
+                for d in 0..27 {
+                    let key = [at[0] + d % 3 - 1, at[1] + d / 3 % 3 - 1, at[2] + d / 9 - 1];
+                    near.extend(grid.get(&key).into_iter().flatten().copied());
+                }
+                // keep the triangles whose boxes come as near as the nearest triangle: on long,
+                // thin triangles (a field of spikes) the cells hold many, and most are far
+                let lower = |t: u32| {
+                    let (a, b) = boxes[t as usize];
+                    (p - p.sup(&a).inf(&b)).norm_squared()
+                };
+                let mut best = Real::INFINITY;
+                for &t in &near {
+                    if lower(t) < best {
+                        let [t0, t1, t2] = corners[t as usize];
+                        best = best.min(closest_point_triangle(p, t0, t1, t2).distance_squared);
+                    }
+                }
+                near.retain(|&t| lower(t) <= best * (1.0 + 1e-9));
+                near.sort_unstable();
+                near.dedup();
+                let depth = match &normals {
+                    None => behind_open(p, near.iter().map(|&t| corners[t as usize]), longest),
+                    Some(normals) => {
+                        let nearest = near
+                            .iter()
+                            .map(|&t| {
+                                (
+                                    t,
+                                    closest_point_triangle(
+                                        p,
+                                        corners[t as usize][0],
+                                        corners[t as usize][1],
+                                        corners[t as usize][2],
+                                    ),
+                                )
+                            })
+                            .min_by(|a, b| a.1.distance_squared.total_cmp(&b.1.distance_squared));
+                        match nearest {
+                            Some((t, closest)) if closest.distance() <= longest => {
+                                let inside = (p - closest.point).dot(&normals.at(s, t as usize, closest.region)) < 0.0;
+                                if inside {
+                                    closest.distance()
+                                } else {
+                                    0.0
+                                }
+                            }
+                            _ => inside_closed(p, corners.iter().copied()),
+                        }
+                    }
                 };
                 depths[i] = Real::max(depths[i], depth);
             }
@@ -113,6 +206,46 @@ impl PenetrationGauge {
         Penetration {
             depth: depths.iter().copied().fold(0.0, Real::max),
             vertices: depths.iter().filter(|&&d| d > 0.0).count(),
+        }
+    }
+}
+
+/// A closed surface's angle-weighted pseudonormals at one frame: the sign of (p − q)·n at the
+/// point q of the surface nearest to p, with n the pseudonormal of the feature q lies on, says
+/// whether p is inside (Bærentzen and Aanæs 2005), also at edges and corners where the faces'
+/// own normals disagree.
+struct Pseudonormals {
+    faces: Vec<Vec3>,
+    edges: Vec<Vec3>,
+    /// By vertex, from the body's first.
+    corners: Vec<Vec3>,
+}
+
+impl Pseudonormals {
+    fn new(s: &Surface, corners: &[[Vec3; 3]]) -> Self {
+        let faces: Vec<Vec3> = corners
+            .iter()
+            .map(|c| (c[1] - c[0]).cross(&(c[2] - c[0])).try_normalize(0.0).unwrap_or_default())
+            .collect();
+        let mut edges = vec![Vec3::zeros(); s.edge_count];
+        let mut at_corners = vec![Vec3::zeros(); s.own.len()];
+        for (t, c) in corners.iter().enumerate() {
+            for k in 0..3 {
+                edges[s.edges[t][k] as usize] += faces[t];
+                let (u, v) = (c[(k + 1) % 3] - c[k], c[(k + 2) % 3] - c[k]);
+                let angle = u.angle(&v);
+                at_corners[(s.triangles[t][k] - s.own.start) as usize] += angle * faces[t];
+            }
+        }
+        Pseudonormals { faces, edges, corners: at_corners }
+    }
+
+    /// The pseudonormal at `region` of triangle `t`.
+    fn at(&self, s: &Surface, t: usize, region: PointTriangleRegion) -> Vec3 {
+        match region {
+            PointTriangleRegion::Face => self.faces[t],
+            PointTriangleRegion::Edge(k) => self.edges[s.edges[t][k] as usize],
+            PointTriangleRegion::Vertex(k) => self.corners[(s.triangles[t][k] - s.own.start) as usize],
         }
     }
 }
@@ -267,6 +400,37 @@ mod tests {
             let (model, x) = cube_ground_and_point(point);
             assert_eq!(PenetrationGauge::new(&model).measure(&x).vertices, 0, "{point:?}");
         }
+    }
+
+    #[test]
+    fn near_edges_and_corners_the_pseudonormals_agree_with_the_winding_number() {
+        // inside and outside beside the cube's edges and corners, where the nearest feature is an
+        // edge or a corner, and points spread over and around the cube by a fixed sequence: the
+        // depth by the nearest feature's pseudonormal is the winding number's
+        let (model, mut x) = cube_ground_and_point(Vec3::zeros());
+        let gauge = PenetrationGauge::new(&model);
+        let cube: Vec<[Vec3; 3]> = gauge.surfaces[0].triangles.iter().map(|t| t.map(|v| x[v as usize])).collect();
+        let mut points = vec![
+            Vec3::new(0.05, 0.05, 0.5),
+            Vec3::new(-0.01, -0.01, 0.5),
+            Vec3::new(0.02, 0.03, 0.04),
+            Vec3::new(-0.01, -0.02, -0.01),
+            Vec3::new(1.01, 0.5, 1.02),
+        ];
+        let mut state: u64 = 12345;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as Real / (1u64 << 53) as Real
+        };
+        points.extend((0..400).map(|_| Vec3::new(next(), next(), next()) * 1.2 - Vec3::repeat(0.1)));
+        let last = x.len() - 1;
+        for p in points {
+            x[last] = p;
+            let expected = inside_closed(p, cube.iter().copied());
+            assert_eq!(gauge.measure(&x).depth, expected, "{p:?}");
+        }
+        x[last] = Vec3::new(0.05, 0.05, 0.5);
+        assert!((gauge.measure(&x).depth - 0.05).abs() < 1e-12);
     }
 
     #[test]
