@@ -434,6 +434,41 @@ mod tests {
     }
 
     #[test]
+    fn on_the_jumping_balls_irregular_mesh_the_pseudonormals_agree_with_the_winding_number() {
+        // the ball of examples/jumping-ball.toml: a cube's cells mapped onto it, so its surface
+        // triangles are of unequal shapes and sizes; a probe point moved over and around it
+        let text = include_str!("../../examples/jumping-ball.toml").replace("resolution = 6", "resolution = 3");
+        let mut model =
+            crate::scene::parse(&text, "ball", Path::new("examples"), "ball".into()).expect("the example").model;
+        model.add_body(
+            Body::new("probe", BodyKind::Particles { radius: 0.01 }),
+            &[Vec3::zeros()],
+            &[Vec3::zeros()],
+            &[1.0],
+        );
+        let gauge = PenetrationGauge::new(&model);
+        let mut x = model.vertices.positions().to_vec();
+        let ball = &gauge.surfaces[0];
+        assert!(ball.closed);
+        let triangles: Vec<[Vec3; 3]> = ball.triangles.iter().map(|t| t.map(|v| x[v as usize])).collect();
+        let mut state: u64 = 2024;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as Real / (1u64 << 53) as Real
+        };
+        let (last, centre) = (x.len() - 1, Vec3::new(0.0, 0.0, 3.0));
+        let mut inside = 0;
+        for _ in 0..500 {
+            let p = centre + Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 1.1;
+            x[last] = p;
+            let expected = inside_closed(p, triangles.iter().copied());
+            assert_eq!(gauge.measure(&x).depth, expected, "{p:?}");
+            inside += usize::from(expected > 0.0);
+        }
+        assert!((100..450).contains(&inside), "{inside} of 500 probes inside: both sides are tried");
+    }
+
+    #[test]
     fn a_body_is_not_measured_against_its_own_surface() {
         // the cube's corners lie on its own surface and the ground's corners far from the cube
         let (model, x) = cube_ground_and_point(Vec3::new(5.0, 5.0, 5.0));
